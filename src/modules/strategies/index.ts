@@ -16,7 +16,7 @@ export type { PaperEvaluation, StrategiesService } from './strategies.service.ts
 export type { StrategyFill } from './user-strategies.service.ts';
 
 export function createStrategiesModule(platform: Platform, deps: StrategiesDeps) {
-  const { database, clock, logger } = platform;
+  const { config, database, clock, logger } = platform;
   const { guards } = deps;
   const repo = createStrategiesRepository(database.db);
   const service = createStrategiesService({ db: database.db, repo, clock });
@@ -41,6 +41,7 @@ export function createStrategiesModule(platform: Platform, deps: StrategiesDeps)
         candles: deps.candles,
         strategies: service,
         platformLimits: deps.platformLimits,
+        liveTrading: config.orders.liveTrading,
         logger,
       }),
     ],

@@ -92,8 +92,14 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
      * Promotes to `live` every paper strategy meeting the rules (PROMOTION_RULES), longest in paper
      * first, as long as its owner made fewer than `limitPerHour` moves into or out of paper in the hour
      * before `now` (platform strategies count as one owner); the rest are deferred to a later run. Each promotion is a transition row and an audit row.
+     * Without `promote` (LIVE_TRADING off: no strategy may trade live here, decision 1110) they are judged
+     * and counted, and every eligible one is deferred.
      */
-    async evaluatePaper(now: Date, limitPerHour: number): Promise<PaperEvaluation> {
+    async evaluatePaper(
+      now: Date,
+      limitPerHour: number,
+      options: { promote?: boolean } = {},
+    ): Promise<PaperEvaluation> {
       // Only the strategies it can promote are read (at most the limit of each owner), the others
       // counted (decision 851); the verdict is asked again of each, the rules' one reference.
       const startedBy = new Date(now.getTime() - PROMOTION_RULES.minPaperDays * DAY_MS);
@@ -105,7 +111,7 @@ export function createStrategiesService(deps: { db: Db; repo: StrategiesReposito
       // another's hour (decision 781).
       const moves = new Map((await repo.paperMovesSince(since)).map((m) => [m.ownerUserId, m.n]));
       const promotedIds: string[] = [];
-      for (const row of eligible) {
+      for (const row of options.promote === false ? [] : eligible) {
         const owner = row.ownerUserId;
         if (transitionBudget(limitPerHour, moves.get(owner) ?? 0) === 0) continue;
         const moved = await db.transaction(async (tx) => {

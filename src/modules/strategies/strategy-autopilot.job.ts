@@ -34,8 +34,12 @@ export interface StrategyAutopilotDeps {
     recordScoringFailures(failures: { id: string; unscorable: boolean; reason: string }[]): Promise<void>;
   };
   candles(symbol: string, interval: string, start: Date, end: Date, limit?: number): Promise<ClosedCandle[]>;
-  strategies: { evaluatePaper(now: Date, limitPerHour: number): Promise<PaperEvaluation> };
+  strategies: {
+    evaluatePaper(now: Date, limitPerHour: number, options?: { promote?: boolean }): Promise<PaperEvaluation>;
+  };
   platformLimits(): Promise<{ paper_transition_per_hour: number }>;
+  /** LIVE_TRADING: off, no strategy is promoted to live (decision 1110). */
+  liveTrading: boolean;
   logger: Pick<Logger, 'warn'>;
   /** Events scored per run; INTEL_BATCH unless a test wants a small one. */
   intelBatch?: number;
@@ -58,7 +62,10 @@ const PaperResult = Type.Object(
     evaluated: int('Strategies in paper trading judged.'),
     eligible: int('Of those, the ones meeting every promotion rule.'),
     promoted: int('Moved from `paper` to `live` in this run.'),
-    deferred: int("Eligible but over their owner's hourly transition limit; judged again on a later run."),
+    deferred: int(
+      "Eligible but over their owner's hourly transition limit, or every eligible one while LIVE_TRADING is off; " +
+        'judged again on a later run.',
+    ),
     held: int('Not meeting the rules yet.'),
     limit_per_hour: int(
       'The platform limit `paper_transition_per_hour` in force: moves into or out of paper per owner and hour.',
@@ -73,7 +80,9 @@ export const StrategyAutopilotResult = Type.Object({
   intel: IntelResult,
   strategies: Type.Object({
     ...PaperResult.properties,
-    note: Type.Optional(Type.String({ description: 'Present when there was nothing to judge.' })),
+    note: Type.Optional(
+      Type.String({ description: 'Present when there was nothing to judge, or when LIVE_TRADING is off.' }),
+    ),
   }),
 });
 export type StrategyAutopilotResult = Static<typeof StrategyAutopilotResult>;
@@ -170,11 +179,14 @@ async function scoreIntel(deps: StrategyAutopilotDeps, now: Date): Promise<Stati
 export async function strategyAutopilot(deps: StrategyAutopilotDeps, now: Date): Promise<StrategyAutopilotResult> {
   const intel = await scoreIntel(deps, now);
   const { paper_transition_per_hour: limit } = await deps.platformLimits();
-  const paper = paperResult(await deps.strategies.evaluatePaper(now, limit));
-  return {
-    intel,
-    strategies: paper.evaluated === 0 ? { ...paper, note: 'no strategies in paper trading; evaluated none' } : paper,
-  };
+  const paper = paperResult(await deps.strategies.evaluatePaper(now, limit, { promote: deps.liveTrading }));
+  const note =
+    paper.evaluated === 0
+      ? 'no strategies in paper trading; evaluated none'
+      : deps.liveTrading
+        ? undefined
+        : 'LIVE_TRADING is off on this server: strategies meeting the rules stay in paper trading';
+  return { intel, strategies: note ? { ...paper, note } : paper };
 }
 
 /**
@@ -201,7 +213,9 @@ export const strategyAutopilotJob = defineJob({
     'every promotion rule (≥ 14 days in paper, ≥ 30 paper trades, return > 0 %, max drawdown ≤ 10 %, win rate ' +
     '≥ 0.5) move to `live`, longest in paper first, while their owner made fewer moves into or out of paper ' +
     '(strategies created, transitions) than the platform limit `paper_transition_per_hour` in the last hour ' +
-    '(platform strategies count as one owner); the rest are deferred and counted. With no ' +
+    '(platform strategies count as one owner); the rest are deferred and counted. While the server does not ' +
+    'trade live (`LIVE_TRADING` off, the default) none moves: every eligible one is deferred, and a note says ' +
+    'why. With no ' +
     'strategy in paper, it says it evaluated none. The run is `failed` when the market data source ' +
     'failed for every event it tried to score and none was scored, `partial` when it failed for some.',
   result: StrategyAutopilotResult,

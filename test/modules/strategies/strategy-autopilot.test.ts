@@ -31,6 +31,8 @@ describe('strategy-autopilot/evaluate', () => {
         BINANCE_API_URL: binance.url,
         MARKET_UPSTREAM_TIMEOUT_MS: '1000',
         JOB_TRIGGER_WINDOW_SECONDS: '0',
+        // Promotions to live need a server that trades live (decision 1110); the off case has its own test.
+        LIVE_TRADING: 'true',
       },
     });
     // (No trigger window: tests run the job several times in a row.)
@@ -174,6 +176,7 @@ describe('strategy-autopilot/evaluate', () => {
         candles: t.modules.market.candles,
         strategies: t.modules.strategies.service,
         platformLimits: t.modules.admin.getPlatformLimits,
+        liveTrading: true,
         logger: t.platform.logger,
         intelBatch: 2,
       };
@@ -346,5 +349,47 @@ describe('strategy-autopilot/evaluate', () => {
     assert.equal((await get('/api/admin/strategies', {})).statusCode, 401);
     assert.equal((await get('/api/admin/strategies', user.headers)).statusCode, 403);
     assert.equal((await get(`/api/admin/strategies/${randomUUID()}`, user.headers)).statusCode, 403);
+  });
+});
+
+describe('strategy-autopilot/evaluate on a server with LIVE_TRADING off (the default)', () => {
+  const clock = fixedClock(NOW);
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ clock, env: { SCHEDULED_JOB_SECRET: JOB_SECRET, JOB_TRIGGER_WINDOW_SECONDS: '0' } });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('judges the paper strategies and promotes none: they stay in paper, counted as deferred (decision 1110)', async () => {
+    const strategies = t.modules.strategies.service;
+    const ready = await strategies.create({
+      name: 'mean reversion',
+      status: 'paper',
+      paperStartedAt: ago(30 * DAY),
+      metrics: GOOD,
+    });
+    await strategies.create({
+      name: 'momentum',
+      status: 'paper',
+      paperStartedAt: ago(20 * DAY),
+      metrics: { ...GOOD, paper_trades: 10 },
+    });
+    const run = await runJob(t.app, JOB);
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.deepEqual(run.result.strategies, {
+      evaluated: 2,
+      eligible: 1,
+      promoted: 0,
+      deferred: 1,
+      held: 1,
+      limit_per_hour: 4,
+      transitions_last_hour: 0,
+      promoted_ids: [],
+      note: 'LIVE_TRADING is off on this server: strategies meeting the rules stay in paper trading',
+    });
+    const [row] = await t.database.rows<{ status: string }>(sql`SELECT status FROM strategies WHERE id = ${ready.id}`);
+    assert.equal(row!.status, 'paper');
   });
 });
