@@ -1,9 +1,9 @@
 // The issue writes recorded before they are sent to the tracker (decision 1010): each intent is the id the
 // issue will have there and the audit entry its creation writes. Settling one (the issue exists) writes the
 // audit row and removes the intent in one transaction, so an audit row is written once, whoever settles.
-import { and, asc, eq, lt } from 'drizzle-orm';
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import { descending } from '../../platform/db/order.ts';
-import type { Db } from '../../platform/db/database.ts';
+import { rowsOf, type Db } from '../../platform/db/database.ts';
 import { audit, type TrackerAuditAction } from './tracker.audit.ts';
 import { type IntentAudit, trackerIssueIntents } from './tracker.tables.ts';
 import type { TrackerIssue } from './adapters/tracker-backend.ts';
@@ -71,6 +71,23 @@ export function createIssueIntentsRepository(db: Db) {
         );
         return true;
       });
+    },
+
+    /**
+     * The fingerprint of the request that created the issue with this id (decision 1120): from its create's
+     * audit row, read by its actor's index, or from its intent not settled yet; undefined when neither has one.
+     */
+    async createdWith(issueId: string, actorId: string): Promise<string | undefined> {
+      const [row] = rowsOf<{ fingerprint: string | null }>(
+        await db.execute(sql`
+          SELECT details->>'request' AS fingerprint FROM audit_log
+          WHERE actor_id = ${actorId} AND action = 'tracker.issue.create' AND target_type = 'tracker_issue'
+            AND target_id = ${issueId}
+          UNION ALL
+          SELECT audit->'details'->>'request' FROM tracker_issue_intents WHERE id = ${issueId}
+          LIMIT 1`),
+      );
+      return row?.fingerprint ?? undefined;
     },
 
     /** The tracker did not create the issue (it refused it, or it is not there long after): nothing to audit. */

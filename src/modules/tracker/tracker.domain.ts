@@ -12,6 +12,21 @@ export function keyedIssueId(actorId: string, idempotencyKey: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/**
+ * What identifies a create's request, for its idempotency key (decision 1120): a digest of its fields, their
+ * order and a label list's order aside, so the same create sent again matches and another does not.
+ */
+export function createFingerprint(body: Record<string, unknown>): string {
+  const canonical = Object.keys(body)
+    .filter((key) => body[key] !== undefined)
+    .sort()
+    .map((key) => {
+      const value = body[key];
+      return [key, Array.isArray(value) ? [...value].map(String).sort() : value];
+    });
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}
+
 /** Linear's priority scale; the spec calls 3 "medium". */
 const PRIORITY_LABELS = ['No priority', 'Urgent', 'High', 'Medium', 'Low'] as const;
 

@@ -7,7 +7,7 @@ import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import type { Logger } from 'pino';
-import { AppError, notFound, unavailable } from '../../platform/http/errors.ts';
+import { AppError, conflict, notFound, unavailable } from '../../platform/http/errors.ts';
 import { reusedFor } from '../../platform/reused.ts';
 import type { NotificationsModule } from '../notifications/index.ts';
 import type {
@@ -18,7 +18,7 @@ import type {
   TrackerIssue,
 } from './adapters/tracker-backend.ts';
 import type { IssueIntentsRepository } from './issue-intents.repository.ts';
-import { keyedIssueId, parseStatesFilter, uniqueNames } from './tracker.domain.ts';
+import { createFingerprint, keyedIssueId, parseStatesFilter, uniqueNames } from './tracker.domain.ts';
 import type { AgentIssueBody, IssueCreateBody, IssueListQuery, IssuePatchBody } from './tracker.schemas.ts';
 
 /** Whether the tracker answers, which one, and the team agent-filed issues go to. */
@@ -207,6 +207,7 @@ export function createTrackerService(deps: {
     /**
      * With an idempotency key the issue's id is derived from it (and the actor): the same key answers the
      * issue it created (`created: false`), and a retry of a create whose answer was lost sends the same id.
+     * The same key with another request is refused (409, decision 1120).
      */
     async create(
       body: IssueCreateBody,
@@ -214,14 +215,20 @@ export function createTrackerService(deps: {
       idempotencyKey?: string,
     ): Promise<{ issue: TrackerIssue; created: boolean }> {
       const id = idempotencyKey ? keyedIssueId(actor.id, idempotencyKey) : randomUUID();
+      const fingerprint = idempotencyKey ? createFingerprint(body) : undefined;
       const existing = async () => {
         const issue = idempotencyKey ? await backend.getIssue(id) : null;
-        if (issue && remote) await settle(issue);
+        if (!issue) return null;
+        if (remote) await settle(issue);
+        // Created by this key: by this request, or by another one, which the key cannot stand for too.
+        const createdWith = await intents.createdWith(id, actor.id);
+        if (createdWith !== undefined && createdWith !== fingerprint)
+          throw conflict('This Idempotency-Key was used with another request body; use a new key for a new issue');
         return issue;
       };
       const replayed = await existing();
       if (replayed) return { issue: replayed, created: false };
-      const details = { fields: Object.keys(body) };
+      const details = { fields: Object.keys(body), ...(fingerprint ? { request: fingerprint } : {}) };
       try {
         if (!remote)
           return {
@@ -234,8 +241,11 @@ export function createTrackerService(deps: {
         );
         return { issue, created: true };
       } catch (error) {
-        // The same key sent twice at once: the other request created it.
-        const raced = await existing().catch(() => null);
+        // The same key sent twice at once: the other request created it (with this body, or 409).
+        const raced = await existing().catch((other: unknown) => {
+          if (other instanceof AppError && other.status === 409) throw other;
+          return null;
+        });
         if (raced) return { issue: raced, created: false };
         throw error;
       }

@@ -130,6 +130,25 @@ describe('tracker on the Linear backend', () => {
       assert.equal(review.state.name, 'In Review', 'a name wins, case-insensitively');
     });
 
+    it('answers the issue an Idempotency-Key created (200), and refuses the key with another body (409, decision 1120)', async () => {
+      const headers = { 'idempotency-key': 'linear-create-1', ...admin.headers };
+      const body = { teamId: fake.teams.eng.id, title: 'Keyed at Linear', priority: 1 };
+      const first = await call('POST', '/api/v1/tracker/issues', body, headers);
+      assert.equal(first.statusCode, 201, first.body);
+      const creates = () => fake.requests.filter((r) => r.fields.includes('issueCreate')).length;
+      const sent = creates();
+      const again = await call('POST', '/api/v1/tracker/issues', body, headers);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.json().id, first.json().id);
+      const refused = await call('POST', '/api/v1/tracker/issues', { ...body, title: 'Something else' }, headers);
+      assert.equal(refused.statusCode, 409, refused.body);
+      assert.deepEqual(refused.json(), {
+        detail: 'This Idempotency-Key was used with another request body; use a new key for a new issue',
+      });
+      assert.equal(creates(), sent, 'neither reached issueCreate');
+      assert.equal(fake.issues.filter((issue) => issue.id === first.json().id).length, 1);
+    });
+
     it('answers 422 for an unknown team or state, and for what Linear refuses', async () => {
       const team = await call('POST', '/api/v1/tracker/issues', {
         teamId: 'f6a1c1ad-0000-4000-8000-000000000000',

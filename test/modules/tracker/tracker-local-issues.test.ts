@@ -14,9 +14,10 @@ describe('tracker on the local backend', () => {
   let call: LocalTracker['call'];
   let create: LocalTracker['create'];
   let fileLabels: LocalTracker['fileLabels'];
+  let admin: LocalTracker['admin'];
   const clock = fixedClock(new Date());
   before(async () => {
-    ({ t, call, create, fileLabels } = await startLocalTracker(clock));
+    ({ t, call, create, fileLabels, admin } = await startLocalTracker(clock));
   });
   after(async () => {
     await t.close();
@@ -66,6 +67,51 @@ describe('tracker on the local backend', () => {
         .from(auditLog)
         .where(and(eq(auditLog.action, 'tracker.issue.create'), eq(auditLog.targetId, issue.id)));
       assert.equal(row!.details.identifier, issue.identifier);
+    });
+
+    it('answers the issue an Idempotency-Key created (200), and refuses the key with another body (409, decision 1120)', async () => {
+      const key = { 'idempotency-key': `create-${randomUUID()}`, ...admin.headers };
+      const body = { teamId: TEAM, title: 'Keyed issue', priority: 2, labelIds: [] as string[] };
+      const first = await call('POST', '/api/v1/tracker/issues', body, key);
+      assert.equal(first.statusCode, 201, first.body);
+      // The same create again, its fields in another order: the issue it made, nothing new.
+      const again = await call(
+        'POST',
+        '/api/v1/tracker/issues',
+        { priority: 2, labelIds: [], title: 'Keyed issue', teamId: TEAM },
+        key,
+      );
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.json().id, first.json().id);
+      // The same key with another body makes nothing and says why.
+      for (const other of [
+        { ...body, title: 'Another issue' },
+        { ...body, priority: 3 },
+        { teamId: TEAM, title: 'Keyed issue' },
+      ]) {
+        const refused = await call('POST', '/api/v1/tracker/issues', other, key);
+        assert.equal(refused.statusCode, 409, refused.body);
+        assert.deepEqual(refused.json(), {
+          detail: 'This Idempotency-Key was used with another request body; use a new key for a new issue',
+        });
+      }
+      const made = await t.database.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, 'tracker.issue.create'), eq(auditLog.targetId, first.json().id)));
+      assert.equal(made.length, 1);
+      // The key is the admin's own: another admin's same key makes an issue of theirs.
+      const other = await signIn(t.app, t.database, { role: 'admin' });
+      const theirs = await call(
+        'POST',
+        '/api/v1/tracker/issues',
+        { ...body, title: 'Another issue' },
+        {
+          'idempotency-key': key['idempotency-key'],
+          ...other.headers,
+        },
+      );
+      assert.equal(theirs.statusCode, 201, theirs.body);
     });
 
     it('numbers issues of a team one after the other, even when created at once', async () => {

@@ -70,10 +70,11 @@ export function trackerRoutes(deps: { service: TrackerService; guards: Guards })
           description:
             'An unknown team, state, label, assignee or parent is a 422 on that field. `Idempotency-Key`: the ' +
             'same key (of the same admin) answers the issue it created (200) and creates nothing; a create whose ' +
-            'answer was lost can be sent again with its key without making a second issue.',
+            'answer was lost can be sent again with its key without making a second issue. The same key with ' +
+            'another body: 409, nothing created.',
           headers: IssueCreateHeaders,
           body: IssueCreateBody,
-          response: { 200: Issue, 201: Issue, ...errorResponses(...adminOnly, ...upstream) },
+          response: { 200: Issue, 201: Issue, ...errorResponses(...adminOnly, 409, ...upstream) },
         },
       },
       async (request, reply) => {
