@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { createDailyLossOwedRepository } from '../../../src/modules/orders/daily-loss-owed.repository.ts';
 import { recordStatements } from '../../helpers/statements.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
@@ -99,5 +100,26 @@ describe('a daily loss check owed', () => {
     assert.ok(!recorded.texts.some((t) => /DELETE FROM "daily_loss_checks_owed"/.test(t)), recorded.texts.join('\n'));
     assert.equal(await owed(free), 0);
     assert.equal((await status(limited)).halted, false);
+  });
+
+  it('stays owed for a fill stored after its check read the day: the delete is at the version read', async () => {
+    const trader = await o.trader();
+    const limits = await o.inject('PUT', '/api/trading/limits', trader.headers, { daily_loss_limit: '5' });
+    assert.equal(limits.statusCode, 200, limits.body);
+    const repo = createDailyLossOwedRepository(o.t.database.db, null);
+    const since = new Date(Date.now() - 60_000);
+    // A fill's own write owes the check; the check reads the day's fills with the row's version.
+    await repo.oweDailyLossCheck(trader.id, 'live', new Date(), o.t.database.db);
+    const read = await repo.dayFillsOwed(trader.id, 'live', since);
+    assert.ok(read.version, 'the row is owed');
+    // Another fill is stored before the check settles: the same row, a new version.
+    await repo.oweDailyLossCheck(trader.id, 'live', new Date(), o.t.database.db);
+    await repo.settleOwed(trader.id, 'live', read.version!);
+    const still = await repo.owedChecks(10, trader.id);
+    assert.equal(still.length, 1, 'the later fill is still owed its check');
+    assert.notEqual(still[0]!.version, read.version);
+    // The check that weighs the later fill settles it.
+    await repo.settleOwed(trader.id, 'live', still[0]!.version);
+    assert.equal(await owed(trader), 0);
   });
 });
