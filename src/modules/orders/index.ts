@@ -56,6 +56,7 @@ export function createOrdersModule(platform: Platform, deps: OrdersDeps) {
     logger,
     cancelAll,
     settleDailyLoss: dailyLoss.settleUser,
+    liveTrading: config.orders.liveTrading,
   });
 
   // A halt cancels first (the controls refuse new orders after): every order not final of the target, a few

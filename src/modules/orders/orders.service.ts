@@ -17,6 +17,7 @@ import {
   type ValidationIssue,
 } from '../../platform/http/errors.ts';
 import type { OrderMode, OrderSide, OrderType, TimeInForce } from '../../platform/order-venue.ts';
+import { isVenue } from '../exchange/index.ts';
 import { type CancelAllBounds, type CancelAllResult, cancelEach } from './cancel-all.service.ts';
 import type { OrdersDeps } from './orders.deps.ts';
 import { checkMarketRules, isFinal, notionalTooLarge, ORDER_WHOLE_DIGITS, storableIssue } from './orders.domain.ts';
@@ -74,6 +75,8 @@ export function createOrdersService(deps: {
   cancelAll: CancelAllBounds;
   /** Makes the user's daily loss checks owed (decision 1030): a halt they find holds for the order that waits. */
   settleDailyLoss(userId: string): Promise<void>;
+  /** LIVE_TRADING: off, the door itself refuses every live order, whoever calls it (DESIGN §9). */
+  liveTrading: boolean;
 }) {
   const { repo, execution, exchange, controls, clock } = deps;
   /** Last prices, kept for a moment: the notional and price-band checks need no fresher figure. */
@@ -190,9 +193,13 @@ export function createOrdersService(deps: {
         if (earlier) return { order: earlier, created: false };
       }
       const mode = input.mode ?? 'paper';
+      // The door's own checks, whatever its caller checked before: a route, a signal hook (decision 1130).
+      if (mode === 'live' && !deps.liveTrading)
+        throw forbidden('Live trading is off on this server (LIVE_TRADING is not true)');
+      if (!isVenue(input.exchange)) throw fieldError('exchange', 'not a venue this service trades on', input.exchange);
       const venue = execution.venueOf(mode);
       if (!venue) throw unavailable(`${mode} trading is not available now`);
-      const venueId = input.exchange as Parameters<typeof exchange.market>[0];
+      const venueId = input.exchange;
       if (input.strategy_id && !(await deps.strategies.isOwnedBy(input.strategy_id, userId)))
         throw fieldError('strategy_id', 'no strategy of yours has this id', input.strategy_id);
       // Paper orders offline never ask the venue: the simulated source is their market (decision 262).

@@ -2,6 +2,7 @@
 // second factor or a trade:write API token; the account stream's order.updated; the audit of each move.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { AppError } from '../../../src/platform/http/errors.ts';
 import { assertDetail } from '../../helpers/error-assertions.ts';
 import { follow } from '../../helpers/sse-client.ts';
 import { signIn } from '../../helpers/test-app.ts';
@@ -21,6 +22,25 @@ describe('live trading switched off on the server', () => {
     const trader = await o.trader();
     assertDetail(await o.place(trader, {}), 403, 'Live trading is off on this server (LIVE_TRADING is not true)');
     assert.equal(o.book.orders.length, 0);
+  });
+
+  it('refuses them at the door itself, whoever calls it, and an exchange that is no venue (decision 1130)', async () => {
+    const trader = await o.trader();
+    const order = { exchange: 'binance', symbol: 'BTC/USDT', side: 'buy', type: 'market', amount: '0.01' } as const;
+    const service = o.t.modules.orders.service;
+    await assert.rejects(service.place({ ...order, mode: 'live' }, { id: trader.id }), (error: unknown) => {
+      assert.ok(error instanceof AppError && error.status === 403, String(error));
+      assert.equal(error.detail, 'Live trading is off on this server (LIVE_TRADING is not true)');
+      return true;
+    });
+    await assert.rejects(service.place({ ...order, exchange: 'mtgox' }, { id: trader.id }), (error: unknown) => {
+      assert.ok(error instanceof AppError && error.status === 422, String(error));
+      assert.match(JSON.stringify(error.detail), /"loc":\["body","exchange"\]/);
+      return true;
+    });
+    assert.equal(o.book.orders.length, 0);
+    const stored = (await o.inject('GET', '/api/orders', trader.headers)).json();
+    assert.equal(stored.total, 0, 'nothing stored');
   });
 });
 
