@@ -13,7 +13,9 @@
 // One difference is kept on purpose: the answer is handed over once its body has arrived, not at its
 // headers. Every caller of the door reads the whole body at once (ccxt, the market client), and the door's
 // timeout (`timeoutMs`, an AbortSignal) covers the body as it did; a body cut off after its headers is
-// then a failure of the call (`fetch failed`, its cause the socket's error), not of the body's read.
+// then a failure of the call (`fetch failed`, its cause the socket's error), not of the body's read. So that
+// holding a body whole holds no more than a venue's largest answer, an answer is read up to a bound, as it
+// arrives and as it is decoded (`maxAnswerBytes`): past it the call is abandoned, `fetch failed` (decision 1140).
 import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
@@ -30,6 +32,11 @@ const BODY_HEADERS = new Set(['content-encoding', 'content-language', 'content-l
 const ORIGIN_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'host']);
 /** At most this many content codings are decoded, as fetch allows. */
 const MAX_CODINGS = 5;
+/**
+ * The largest answer held, as it arrives and once decoded: Binance's exchangeInfo, the largest a venue sends
+ * us, is a few MiB; the market upstream client reads 32 MiB at most (decision 1042).
+ */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** Headers as fetch takes them, as name/value pairs in their order. */
 function headerPairs(headers: HeadersInit | undefined): [string, string][] {
@@ -111,12 +118,14 @@ const BROTLI_FLUSH = {
   finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
 };
 
-/** One content coding's decoder as fetch's, or undefined for a coding fetch leaves as it is. */
-function decoderOf(coding: string): ((raw: Buffer) => Promise<Buffer>) | undefined {
+/** One content coding's decoder as fetch's, its output at most `max` bytes, or undefined for a coding fetch leaves as it is. */
+function decoderOf(coding: string, max: number): ((raw: Buffer) => Promise<Buffer>) | undefined {
   const run =
     (decode: (raw: Buffer, options: zlib.ZlibOptions, done: (error: Error | null, out: Buffer) => void) => void) =>
     (raw: Buffer) =>
-      new Promise<Buffer>((resolve, reject) => decode(raw, SYNC_FLUSH, (e, out) => (e ? reject(e) : resolve(out))));
+      new Promise<Buffer>((resolve, reject) =>
+        decode(raw, { ...SYNC_FLUSH, maxOutputLength: max }, (e, out) => (e ? reject(e) : resolve(out))),
+      );
   if (coding === 'gzip' || coding === 'x-gzip') return run(zlib.gunzip);
   // fetch takes a deflate body with or without its zlib header, by its first byte.
   if (coding === 'deflate')
@@ -124,20 +133,22 @@ function decoderOf(coding: string): ((raw: Buffer) => Promise<Buffer>) | undefin
   if (coding === 'br')
     return (raw) =>
       new Promise((resolve, reject) =>
-        zlib.brotliDecompress(raw, BROTLI_FLUSH, (e, out) => (e ? reject(e) : resolve(out))),
+        zlib.brotliDecompress(raw, { ...BROTLI_FLUSH, maxOutputLength: max }, (e, out) =>
+          e ? reject(e) : resolve(out),
+        ),
       );
   return undefined;
 }
 
 /** The body as fetch hands it over: decoded in the reverse order of its codings, or as it came when one is unknown. */
-async function decoded(raw: Buffer, contentEncoding: string | undefined): Promise<Buffer> {
+async function decoded(raw: Buffer, contentEncoding: string | undefined, max: number): Promise<Buffer> {
   if (!contentEncoding) return raw;
   const codings = contentEncoding.toLowerCase().split(',');
   if (codings.length > MAX_CODINGS)
     throw new Error(`too many content-encodings in response: ${codings.length}, maximum allowed is ${MAX_CODINGS}`);
   const decoders = [];
   for (let i = codings.length - 1; i >= 0; i--) {
-    const decoder = decoderOf(codings[i]!.trim());
+    const decoder = decoderOf(codings[i]!.trim(), max);
     if (!decoder) return raw;
     decoders.push(decoder);
   }
@@ -149,6 +160,8 @@ async function decoded(raw: Buffer, contentEncoding: string | undefined): Promis
 export interface HttpTransportOptions {
   /** How long an idle kept-alive socket is kept (ms): fetch's default, 4 s, unless the venue says less. */
   keepAliveMs?: number;
+  /** The largest answer held, as it arrives and decoded (MAX_ANSWER_BYTES unless a test names less). */
+  maxAnswerBytes?: number;
   /** The process's environment and node options, read for the proxy switch (tests give their own). */
   env?: NodeJS.ProcessEnv;
   execArgv?: readonly string[];
@@ -174,6 +187,7 @@ function envProxyAsked(env: NodeJS.ProcessEnv, execArgv: readonly string[]): boo
  */
 export function createHttpTransport(fallback: typeof fetch, options: HttpTransportOptions = {}) {
   const keepAliveMs = options.keepAliveMs ?? 4_000;
+  const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
   const toFetch = envProxyAsked(options.env ?? process.env, options.execArgv ?? process.execArgv);
   const agents = {
     'http:': new http.Agent({ keepAlive: true, timeout: keepAliveMs, scheduling: 'lifo' }),
@@ -225,7 +239,16 @@ export function createHttpTransport(fallback: typeof fetch, options: HttpTranspo
           return;
         }
         const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let received = 0;
+        answer.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received <= maxAnswerBytes) chunks.push(chunk);
+          else {
+            // Abandoned: nothing more is read or held, and the connection is not kept.
+            finish(fetchFailed(new Error(`the answer is larger than ${maxAnswerBytes} bytes`)));
+            request.destroy();
+          }
+        });
         answer.on('error', (error) => finish(fetchFailed(error)));
         // Closed before its end without an error of its own: cut off all the same.
         answer.on('close', () => {
@@ -238,7 +261,7 @@ export function createHttpTransport(fallback: typeof fetch, options: HttpTranspo
           for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
           const noBody = method === 'HEAD' || NULL_BODY.has(status);
           const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          (noBody ? Promise.resolve(null) : decoded(bytes, answer.headers['content-encoding'])).then(
+          (noBody ? Promise.resolve(null) : decoded(bytes, answer.headers['content-encoding'], maxAnswerBytes)).then(
             (content) => {
               try {
                 finish(

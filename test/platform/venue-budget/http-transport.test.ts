@@ -15,7 +15,9 @@ import { transportFailureOf } from '../../../src/platform/transport-failures.ts'
 import { guardedFetch } from '../../../src/platform/venue-budget/guarded-fetch.ts';
 import { createHttpTransport } from '../../../src/platform/venue-budget/http-transport.ts';
 import { createVenueBudgets, type VenueBudgets } from '../../../src/platform/venue-budget/venue-budget.ts';
+import { startEndlessServer } from '../../fakes/endless-body.ts';
 import { closedPort } from '../../helpers/ports.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 interface Seen {
   method: string;
@@ -176,6 +178,37 @@ describe('the venues transport over node:http', () => {
     };
     for (const path of Object.keys(bodies)) assert.equal((await both(path)).text, text, path);
     assert.equal((await both('/empty')).status, 204);
+  });
+
+  it('abandons an answer past its bound, as it arrives and as it is decoded: fetch failed (decision 1140)', async () => {
+    const max = 1024 * 1024;
+    const bounded = createHttpTransport(globalThis.fetch, { maxAnswerBytes: max });
+    const endless = await startEndlessServer(200);
+    const bomb = zlib.gzipSync(Buffer.alloc(8 * max));
+    handle = (request, response) => {
+      if (request.url === '/bomb') response.writeHead(200, { 'content-encoding': 'gzip' }).end(bomb);
+      else response.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync(Buffer.alloc(max / 2, 'a')));
+    };
+    try {
+      await assert.rejects(bounded.fetch(endless.url), (error: unknown) => {
+        assert.ok(error instanceof TypeError && error.message === 'fetch failed', String(error));
+        assert.equal((error.cause as Error).message, `the answer is larger than ${max} bytes`);
+        return true;
+      });
+      await waitFor(async () => endless.requests === 1 && endless.completed === 0, 'the endless answer cut');
+      assert.ok(endless.sent < 64 * max, `${endless.sent} bytes written before the cut`);
+      assert.ok(bomb.length < max, 'the bomb arrives small');
+      await assert.rejects(bounded.fetch(`${base}/bomb`), (error: unknown) => {
+        assert.ok(error instanceof TypeError && error.message === 'fetch failed', String(error));
+        assert.equal((error.cause as NodeJS.ErrnoException).code, 'ERR_BUFFER_TOO_LARGE');
+        return true;
+      });
+      // Within the bound, decoded too: read whole.
+      assert.equal((await (await bounded.fetch(`${base}/within`)).text()).length, max / 2);
+    } finally {
+      bounded.close();
+      await endless.close();
+    }
   });
 
   it('keeps one connection alive for calls one after another', async () => {
