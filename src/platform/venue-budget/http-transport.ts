@@ -38,6 +38,22 @@ const MAX_CODINGS = 5;
  */
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
+const TOO_LARGE = 'ERR_ANSWER_TOO_LARGE';
+
+/** The cause of a call abandoned for its answer's size. */
+function answerTooLarge(max: number): Error {
+  return Object.assign(new Error(`the answer is larger than ${max} bytes`), { code: TOO_LARGE });
+}
+
+/** Whether a failed call was abandoned for its answer's size (as it arrived or decoded), by its causes. */
+export function isAnswerTooLarge(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause && typeof cause === 'object' && depth < 8; depth++) {
+    if ((cause as { code?: unknown }).code === TOO_LARGE) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Headers as fetch takes them, as name/value pairs in their order. */
 function headerPairs(headers: HeadersInit | undefined): [string, string][] {
   if (!headers) return [];
@@ -245,7 +261,7 @@ export function createHttpTransport(fallback: typeof fetch, options: HttpTranspo
           if (received <= maxAnswerBytes) chunks.push(chunk);
           else {
             // Abandoned: nothing more is read or held, and the connection is not kept.
-            finish(fetchFailed(new Error(`the answer is larger than ${maxAnswerBytes} bytes`)));
+            finish(fetchFailed(answerTooLarge(maxAnswerBytes)));
             request.destroy();
           }
         });
@@ -276,7 +292,14 @@ export function createHttpTransport(fallback: typeof fetch, options: HttpTranspo
                 finish(fetchFailed(error));
               }
             },
-            (error: unknown) => finish(fetchFailed(error)),
+            (error: unknown) =>
+              finish(
+                fetchFailed(
+                  (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+                    ? answerTooLarge(maxAnswerBytes)
+                    : error,
+                ),
+              ),
           );
         });
       });

@@ -28,8 +28,9 @@ describe("an upstream's answer is read within a bound", () => {
     const top = await m.get('/api/v1/market/top');
     assert.equal(top.status, 502, JSON.stringify(top.body));
     assert.deepEqual(top.body, { detail: `CoinGecko answered more than ${UPSTREAM_MAX_BODY_BYTES} bytes` });
-    // Not asserted: that the rest was abandoned. The venues' HTTP transport (platform/venue-budget/http-transport.ts)
-    // buffers an answer whole before it hands it on; bounding it there is not done (decision 1042).
+    // The rest was abandoned: the venues' transport stops at the bound as the answer arrives (decision 1140).
+    assert.equal(endless.completed, 0);
+    assert.ok(endless.sent < 2 * UPSTREAM_MAX_BODY_BYTES, `${endless.sent} bytes written`);
     const { body } = await m.get<{ upstreams: Record<string, Record<string, unknown>> }>('/api/v1/market/status');
     assert.equal(body.upstreams.coingecko!.last_error, `CoinGecko answered more than ${UPSTREAM_MAX_BODY_BYTES} bytes`);
   });

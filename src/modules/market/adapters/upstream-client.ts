@@ -9,6 +9,7 @@ import type { Clock } from '../../../platform/clock.ts';
 import { readBoundedBody } from '../../../platform/http/bounded-body.ts';
 import { AppError, unavailable } from '../../../platform/http/errors.ts';
 import { transportFailureOf } from '../../../platform/transport-failures.ts';
+import { isAnswerTooLarge, MAX_ANSWER_BYTES } from '../../../platform/venue-budget/http-transport.ts';
 import type { GuardedFetch } from '../../../platform/venue-budget/guarded-fetch.ts';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import type { UpstreamUsage } from '../market.types.ts';
@@ -53,7 +54,7 @@ type Params = Record<string, string | number | undefined>;
  * An upstream's answer is read up to this (decision 1042): Binance's largest, exchangeInfo without
  * permission sets, is a few MiB. An answer without end is abandoned there, not held whole.
  */
-export const UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
+export const UPSTREAM_MAX_BODY_BYTES = MAX_ANSWER_BYTES;
 
 /** What a successful answer must look like; a 200 of another shape is the upstream's fault (502). */
 type BodyShape = (body: unknown) => boolean;
@@ -181,6 +182,9 @@ export class UpstreamClient {
         }),
       );
     }
+    // The transport abandoned an answer past its bound (decision 1140): the upstream's failure, as a larger answer read here is.
+    if (isAnswerTooLarge(error))
+      return this.failed(new AppError('upstream_error', `${name} answered more than ${UPSTREAM_MAX_BODY_BYTES} bytes`));
     // Without a socket's code it is no outage but a failure of ours, logged with its stack (decision 396).
     const transport = transportFailureOf(error);
     return this.failed(
