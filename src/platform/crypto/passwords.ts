@@ -25,8 +25,8 @@ export const SIGN_IN_WAITING = 32;
 /** The Retry-After of a refused sign-in (seconds): a full queue drains well within it. */
 const SIGN_IN_RETRY_SECONDS = 1;
 /**
- * Sign-ups' hashes that may wait for a slot; one more, when no slot is free, is refused. Sign-ups have one
- * slot to themselves and at most two: at ~50 ms a hash, under a second of waiting.
+ * Sign-ups' hashes that may wait for a slot; one more is refused. Sign-ups have one slot to themselves and
+ * at most two: at ~50 ms a hash, under a second of waiting.
  */
 export const SIGN_UP_WAITING = 16;
 /** Sign-ups waiting for a slot now, in this process. */
