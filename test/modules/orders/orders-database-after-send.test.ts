@@ -5,9 +5,11 @@
 // ones at the moment the Binance fake holds the order (or the halt's read goes out): a real outage.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import type { TcpProxy } from '../../fakes/tcp-proxy.ts';
 import { cuttableTestDatabase, type CuttableDatabase } from '../../helpers/database-cut.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
 
 const NO_POSTGRES = withoutPostgres(
@@ -161,6 +163,44 @@ describe('a live order whose database fails once the venue has it', { skip: NO_P
     assert.equal(after.halted, true, JSON.stringify(after));
     assert.match(after.reason, /daily_loss_limit 5/);
     assert.equal((await o.place(trader, {})).statusCode, 423);
+  });
+
+  it('refuses an order whose owed daily loss check fails before it, storing and sending nothing (decision 1030)', async () => {
+    const trader = await o.trader();
+    const limits = await o.inject('PUT', '/api/trading/limits', trader.headers, { daily_loss_limit: '1000' });
+    assert.equal(limits.statusCode, 200, limits.body);
+    // A check owed (as a process stopped after a fill leaves it): the next order makes it first.
+    await o.t.database.rows(
+      sql`INSERT INTO daily_loss_checks_owed (user_id, mode, since) VALUES (${trader.id}::uuid, 'live', now())`,
+    );
+    // The check's read of the day's fills meets the database going away.
+    proxy.tap((chunk) => {
+      if (!chunk.includes('xmin::text FROM "daily_loss_checks_owed"')) return;
+      proxy.tap();
+      void cut();
+    });
+    const refused = await o.place(trader, {});
+    proxy.tap();
+    assert.ok(refused.statusCode >= 500, `${refused.statusCode} ${refused.body}`);
+    assert.equal(typeof refused.json().detail, 'string');
+    assert.equal(o.book.of(trader.account.apiKey).length, 0, 'nothing reached the venue');
+    await proxy.mode('pass');
+    // The database answers again once the pool has replaced the connections the cut reset (a 503 until then).
+    let stored = await o.inject('GET', '/api/orders', trader.headers);
+    await waitFor(async () => {
+      stored = await o.inject('GET', '/api/orders', trader.headers);
+      return stored.statusCode !== 503;
+    }, 'the database back');
+    assert.equal(stored.statusCode, 200, stored.body);
+    assert.equal(stored.json().total, 0, 'nothing stored');
+    // Back, the next order makes the check (within the limit: no halt), settles it and is placed.
+    const placed = await o.place(trader, {});
+    assert.equal(placed.statusCode, 201, placed.body);
+    assert.equal(placed.json().status, 'filled');
+    const [owed] = await o.t.database.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM daily_loss_checks_owed WHERE user_id = ${trader.id}::uuid`,
+    );
+    assert.equal(owed!.n, 0, 'the check was made and settled');
   });
 
   it('cancel-all goes on past an order whose cancel the database failed', async () => {
