@@ -1,13 +1,15 @@
 // How many second-factor codes an account may be tried with (decision 197): every check of a TOTP code
-// or a recovery code (sign-in, step-up, enable, disable) counts per account, whatever the address and
+// or a recovery code at sign-in counts per account, whatever the address and
 // whatever the password did, in two counters nothing but time resets: 5 wrong codes in a fixed
 // 15-minute window lock code checks for the rest of it, and 50 with no 24-hour pause between them lock
 // them until a day has passed since the last (so no 24 hours ever hold more than 50). Attempts refused
 // by a lock count for nothing and extend nothing. The owner is mailed once per lockout. A sign-in from
 // the owner's device (its device cookie) counts in counters of that device instead (decision 1052).
-// A step-up's codes are the exception (decision 733): they count per session (5 in 15 minutes, 10 a
-// day) and in an account-wide step-up day of their own (30), never in the sign-in's counters, so a
-// session taken from the owner can hold neither the owner's sign-in nor, alone, the other sessions.
+// Codes given in a signed-in session are the exception (step-up: decision 733; enable and disable:
+// decision 1150): they count per session (5 in 15 minutes, 10 a day) and in an account-wide step-up
+// day of their own (30), never in the sign-in's counters, so a session taken from the owner can hold
+// neither the owner's sign-in nor, alone, the other sessions, and whoever locks the sign-in's codes
+// does not hold the owner's signed-in session.
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { GuardCounters } from '../../platform/cache/guard-counters.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -81,7 +83,7 @@ export function createSecondFactorAttempts(deps: {
 
   async function mailStepUpLockout(user: { id: string; email: string }, until: Date, whole: boolean): Promise<void> {
     const held = whole
-      ? `so no session of yours can step up with a code until ${until.toISOString()}. Signing in is not held.`
+      ? `so no session of yours can use a code until ${until.toISOString()}. Signing in is not held.`
       : `so that session's codes are not accepted until ${until.toISOString()}. Your sign-in and your ` +
         'other sessions are not held.';
     await deps.messages.mail(

@@ -72,6 +72,15 @@ export function createTwoFactorService(deps: {
     return () => counters.del(key);
   }
 
+  /**
+   * Codes given while signed in count as a step-up's do (decision 1150): in the session's own counters
+   * and the account's step-up day, never in the sign-in's, so whoever locks the sign-in's codes does not
+   * hold the owner's session, and a session's wrong codes here hold that session only. An identity
+   * provider's token has no session of ours; its codes count as one session of the account.
+   */
+  const reserveCode = (user: UserRow, actor: TwoFactorActor) =>
+    attempts.reserveStepUp(user, actor.sessionId ?? `provider-token:${user.id}`);
+
   async function account(userId: string): Promise<UserRow> {
     const user = await accounts.findById(userId);
     if (!user) throw notFound('User not found');
@@ -202,7 +211,7 @@ export function createTwoFactorService(deps: {
       if (user.totpEnabled) throw conflict('Two-factor authentication is on already');
       const secret = secondFactor.secretOf(user);
       if (!secret) throw conflict('No two-factor setup is pending; call POST /api/auth/2fa/setup first');
-      const attempt = await attempts.reserve(user);
+      const attempt = await reserveCode(user, actor);
       const now = clock.now();
       const step = matchingStep(secret, body.code, now);
       if (step === undefined) {
@@ -251,7 +260,7 @@ export function createTwoFactorService(deps: {
       if (!user.totpEnabled) throw conflict('Two-factor authentication is not on');
       const succeeded = await reserve(actor);
       await checkPassword(user, body.password, client, 'disable_2fa');
-      const attempt = await attempts.reserve(user);
+      const attempt = await reserveCode(user, actor);
       const now = clock.now();
       const outcome = await db.transaction(async (tx) => {
         const method = await secondFactor.check(user, body, { now, ip: client.ip, purpose: 'disable_2fa' }, tx);

@@ -1,8 +1,9 @@
 // A second factor cannot be brute-forced (issue 37, decision 197): wrong codes count per account in a
-// counter no password resets, whatever the address and wherever a code is asked (sign-in, step-up,
-// enable, disable, recovery codes); the owner is mailed once per lockout; a day holds at most 50.
-// A step-up's codes are held per session instead (decision 733): a taken session's guesses hold that
-// session, not the owner's sign-in or other sessions, and the account's sessions share a day of 30.
+// counter no password resets, whatever the address (TOTP and recovery codes at sign-in); the owner is
+// mailed once per lockout; a day holds at most 50. Codes given in a signed-in session (step-up:
+// decision 733; enable and disable: decision 1150) are held per session instead: a taken session's
+// guesses hold that session, not the owner's sign-in or other sessions, and the account's sessions
+// share a day of 30.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -129,20 +130,43 @@ describe('second-factor attempts', () => {
     assertDetail(other, 429, LOCKED);
   });
 
-  it('disable and recovery codes count in the same counter as the sign-in', async () => {
+  it("recovery codes at sign-in count in the sign-in's counter; a locked sign-in holds not the owner's session", async () => {
     const user = await f.enrolled();
-    const wrong = wrongCode(user.secret);
-    for (let i = 0; i < 2; i++) {
-      const disable = await f.post('/api/auth/2fa/disable', { password: user.password, code: wrong }, user.headers);
-      assert.equal(disable.statusCode, 422, disable.body);
-    }
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < SECOND_FACTOR_LIMITS.perWindow; i++) {
       const token = await f.challenge(user, newClientAddress());
       assertDetail(await f.post('/api/auth/2fa/verify', { mfa_token: token, recovery_code: 'aaaa-bbbb-cccc' }), 401);
     }
     const token = await f.challenge(user, newClientAddress());
     assertDetail(await f.post('/api/auth/2fa/verify', { mfa_token: token, code: f.codeAt(user.secret) }), 429, LOCKED);
     assert.equal(await lockoutMails(user.email), 1);
+    // Whoever holds the password locked the sign-in's codes; the owner, signed in, still turns two-factor
+    // off (to enrol a new phone, say): the session's codes are counted apart (decision 1150).
+    const disabled = await f.post(
+      '/api/auth/2fa/disable',
+      { password: user.password, code: f.codeAt(user.secret) },
+      user.headers,
+    );
+    assert.equal(disabled.statusCode, 200, disabled.body);
+  });
+
+  it("disable's wrong codes hold that session, not the owner's sign-in (decision 1150)", async () => {
+    const user = await f.enrolled();
+    const wrong = wrongCode(user.secret);
+    for (let i = 0; i < STEP_UP_LIMITS.perWindow; i++) {
+      const disable = await f.post('/api/auth/2fa/disable', { password: user.password, code: wrong }, user.headers);
+      assert.equal(disable.statusCode, 422, disable.body);
+    }
+    // They were counted in the session's step-up window: the same session cannot go on guessing there.
+    assertDetail(
+      await f.post('/api/auth/2fa/step-up', { code: f.codeAt(user.secret) }, user.headers),
+      429,
+      SESSION_LOCKED,
+    );
+    // A sign-in's codes were never counted: the owner signs in elsewhere with a code.
+    const token = await f.challenge(user, newClientAddress());
+    const verified = await f.post('/api/auth/2fa/verify', { mfa_token: token, code: f.codeAt(user.secret) });
+    assert.equal(verified.statusCode, 200, verified.body);
+    assert.equal(await lockoutMails(user.email), 0, 'no sign-in lockout');
   });
 
   it("a taken session's wrong step-up codes hold that session, not the owner's sign-in or sessions", async () => {
@@ -183,19 +207,22 @@ describe('second-factor attempts', () => {
     assert.equal(mails.length, 1, 'the owner is told once about the held session');
   });
 
-  it('wrong codes at enabling count too; enabling with the right code forgives none of them', async () => {
+  it("wrong codes at enabling count in the session's counters; the right code forgives none of them", async () => {
     const user = await signIn(f.t.app, f.t.database);
     const setup = await f.post('/api/auth/2fa/setup', { password: user.password }, user.headers);
     const { secret } = setup.json<{ secret: string }>();
-    for (let i = 0; i < SECOND_FACTOR_LIMITS.perWindow - 1; i++) {
+    for (let i = 0; i < STEP_UP_LIMITS.perWindow - 1; i++) {
       const wrong = await f.post('/api/auth/2fa/enable', { code: wrongCode(secret) }, user.headers);
       assert.equal(wrong.statusCode, 422, wrong.body);
     }
     assert.equal((await f.post('/api/auth/2fa/enable', { code: f.codeAt(secret) }, user.headers)).statusCode, 200);
     f.nextStep();
+    assertDetail(await f.post('/api/auth/2fa/step-up', { code: wrongCode(secret) }, user.headers), 401);
+    assertDetail(await f.post('/api/auth/2fa/step-up', { code: f.codeAt(secret) }, user.headers), 429, SESSION_LOCKED);
+    // None of them in the sign-in's counters (decision 1150).
     const token = await f.challenge(user, newClientAddress());
-    assertDetail(await f.post('/api/auth/2fa/verify', { mfa_token: token, code: wrongCode(secret) }), 401);
-    assertDetail(await f.post('/api/auth/2fa/verify', { mfa_token: token, code: f.codeAt(secret) }), 429, LOCKED);
+    const verified = await f.post('/api/auth/2fa/verify', { mfa_token: token, code: f.codeAt(secret) });
+    assert.equal(verified.statusCode, 200, verified.body);
   });
 
   it('a right password no longer releases the address counter before the second factor', async () => {

@@ -95,9 +95,9 @@ export function twoFactorRoutes(deps: {
           description:
             'Confirms the pending secret of POST /api/auth/2fa/setup with a current `code` and turns ' +
             'two-factor authentication on (`twoFactorEnabled` true); answers ten recovery codes, shown this ' +
-            'once (only their hashes are kept). A wrong or reused code: 422 on `code`, counted per account as at ' +
-            'sign-in (5 per 15 ' +
-            'minutes, then 429). No pending setup, or two-factor on already: 409.',
+            'once (only their hashes are kept). A wrong or reused code: 422 on `code`, counted as at step-up: per ' +
+            "session (5 in 15 minutes, 10 a day) and across the account's sessions (30 a day), apart from the " +
+            "sign-in's codes (429 beyond them). No pending setup, or two-factor on already: 409.",
           security: bearerSecurity,
           body: TwoFactorCodeBody,
           response: { 200: RecoveryCodes, ...errorResponses(401, 403, 409, 429) },
@@ -124,8 +124,10 @@ export function twoFactorRoutes(deps: {
           description:
             'Needs `password` and either `code` (a current TOTP code) or `recovery_code`. Removes the ' +
             'secret and the recovery codes and revokes every other session of the account. A wrong ' +
-            'password: 400; a wrong code: 422 on `code` (or `recovery_code`); both counted (5 per 15 ' +
-            'minutes, then 429). Two-factor not on: 409.',
+            'password: 400, counted per session (5 per 15 minutes, then 429); a wrong code: 422 on `code` (or ' +
+            '`recovery_code`), counted as at step-up: per session (5 in 15 minutes, 10 a day) and across the ' +
+            "account's sessions (30 a day), apart from the sign-in's codes (429 beyond them). Two-factor not " +
+            'on: 409.',
           security: bearerSecurity,
           body: TwoFactorDisableBody,
           response: { 200: Success, ...errorResponses(400, 401, 403, 409, 429) },
