@@ -263,7 +263,7 @@ CREATE TABLE "scheduled_job_claims" (
 	"job" text PRIMARY KEY NOT NULL,
 	"run_id" uuid NOT NULL,
 	"claimed_at" timestamp with time zone NOT NULL,
-	CONSTRAINT "scheduled_job_claims_job_check" CHECK ("scheduled_job_claims"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-signal-alerts', 'prune-stream-events', 'reconcile-orders'))
+	CONSTRAINT "scheduled_job_claims_job_check" CHECK ("scheduled_job_claims"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-signal-alerts', 'settle-signal-alerts', 'prune-stream-events', 'reconcile-orders'))
 );
 --> statement-breakpoint
 CREATE TABLE "scheduled_job_runs" (
@@ -279,7 +279,7 @@ CREATE TABLE "scheduled_job_runs" (
 	"units_succeeded" integer,
 	"units_failed" integer,
 	"idempotency_key" text,
-	CONSTRAINT "scheduled_job_runs_job_check" CHECK ("scheduled_job_runs"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-signal-alerts', 'prune-stream-events', 'reconcile-orders')),
+	CONSTRAINT "scheduled_job_runs_job_check" CHECK ("scheduled_job_runs"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-signal-alerts', 'settle-signal-alerts', 'prune-stream-events', 'reconcile-orders')),
 	CONSTRAINT "scheduled_job_runs_trigger_check" CHECK ("scheduled_job_runs"."trigger" IN ('http', 'scheduler')),
 	CONSTRAINT "scheduled_job_runs_status_check" CHECK ("scheduled_job_runs"."status" IN ('running', 'succeeded', 'partial', 'failed', 'skipped'))
 );
@@ -474,6 +474,7 @@ CREATE TABLE "signal_alerts" (
 	"alert_key" text NOT NULL,
 	"order_id" uuid,
 	"received_at" timestamp with time zone NOT NULL,
+	"alert" jsonb,
 	CONSTRAINT "signal_alerts_hook_id_alert_key_pk" PRIMARY KEY("hook_id","alert_key")
 );
 --> statement-breakpoint
@@ -973,6 +974,7 @@ CREATE INDEX "provider_api_keys_provider_idx" ON "provider_api_keys" USING btree
 CREATE INDEX "provider_api_keys_rotation_idx" ON "provider_api_keys" USING btree ("is_active","next_rotation_date");--> statement-breakpoint
 CREATE UNIQUE INDEX "rag_settings_scope_key" ON "rag_settings" USING btree ("scope");--> statement-breakpoint
 CREATE INDEX "signal_alerts_received_idx" ON "signal_alerts" USING btree ("received_at");--> statement-breakpoint
+CREATE INDEX "signal_alerts_owed_idx" ON "signal_alerts" USING btree ("received_at") WHERE "signal_alerts"."order_id" IS NULL AND "signal_alerts"."alert" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "signal_hooks_user_idx" ON "signal_hooks" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "strategies_created_idx" ON "strategies" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "strategies_status_idx" ON "strategies" USING btree ("status","paper_started_at");--> statement-breakpoint

@@ -26,6 +26,30 @@ export interface Alert {
   time: Date | null;
 }
 
+/** The order an alert asks for: what placing it reads. */
+export type AlertOrder = Pick<Alert, 'symbol' | 'side' | 'type' | 'size' | 'price'>;
+
+/**
+ * What a claim keeps of its alert until its order is made (decision 1160): the order, and when the alert
+ * was fired (its own time, or when it was first received if it gave none). Never the secret.
+ */
+export interface OwedAlert extends AlertOrder {
+  firedAt: string;
+}
+
+export function owedAlert(alert: Alert, receivedAt: Date): OwedAlert {
+  const { symbol, side, type, size, price } = alert;
+  return { symbol, side, type, size, price, firedAt: (alert.time ?? receivedAt).toISOString() };
+}
+
+/**
+ * Whether an owed alert may still be placed late: within the hook's max_lag_seconds of when it was fired,
+ * the owner's own word on how late an alert's order may go (decision 1160).
+ */
+export function isStillOwed(owed: OwedAlert, now: Date, maxLagSeconds: number): boolean {
+  return now.getTime() - Date.parse(owed.firedAt) <= maxLagSeconds * 1000;
+}
+
 /** The raw fields, whichever form they came in: names as the JSON form spells them. */
 type Fields = Record<string, unknown>;
 

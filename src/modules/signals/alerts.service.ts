@@ -6,7 +6,7 @@
 // and only they write the hook's last_error (decision 920), so nobody without it can overwrite the owner's.
 // The addresses every user's alerts come from (TradingView's) are not throttled as one sender; an owner's
 // alerts are bounded over all of their hooks instead, so no user spends the others' (decision 1090).
-import { timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import type { Cache } from '../../platform/cache/cache.ts';
@@ -14,7 +14,19 @@ import type { Clock } from '../../platform/clock.ts';
 import { settledWithin } from '../../platform/timeouts.ts';
 import { clientKey } from '../../platform/http/client-address.ts';
 import { AppError, rateLimited, unavailable, validationFailed } from '../../platform/http/errors.ts';
-import { alertKeyOf, fieldsOf, isStale, notAnAlert, readAlert, secretOf, type Alert } from './alerts.domain.ts';
+import {
+  alertKeyOf,
+  fieldsOf,
+  isStale,
+  isStillOwed,
+  notAnAlert,
+  owedAlert,
+  readAlert,
+  secretOf,
+  type Alert,
+  type AlertOrder,
+  type OwedAlert,
+} from './alerts.domain.ts';
 import { secretHash } from './hooks.service.ts';
 import type { HooksService } from './hooks.service.ts';
 import type { OrderPlacer, SignalsDeps } from './signals.deps.ts';
@@ -123,22 +135,20 @@ export function createAlertsService(deps: {
     return (await cache.incr(`signals:failed:hook:${hook.id}`, WINDOW_MS, limit)).count <= limit;
   }
 
-  /** An alert that proved the secret and made no order: counted (or only noted), and the owner told. */
-  async function refuse(hook: HookRow, error: AppError, counted: boolean): Promise<never> {
-    const reason = typeof error.detail === 'string' ? error.detail : summary(error);
+  /** An alert that proved the secret made no order: counted (or only noted) on its hook, and the owner told. */
+  async function report(hook: HookRow, status: number, reason: string, counted: boolean): Promise<void> {
     const now = clock.now();
-    if (counted) await repo.countRefused(hook.id, `${error.status}: ${reason}`, now);
-    else await repo.noteError(hook.id, `${error.status}: ${reason}`, now);
-    await events.user(hook.userId, 'signal.refused', {
-      hook_id: hook.id,
-      hook_name: hook.name,
-      status: error.status,
-      reason,
-    });
+    if (counted) await repo.countRefused(hook.id, `${status}: ${reason}`, now);
+    else await repo.noteError(hook.id, `${status}: ${reason}`, now);
+    await events.user(hook.userId, 'signal.refused', { hook_id: hook.id, hook_name: hook.name, status, reason });
+  }
+
+  async function refuse(hook: HookRow, error: AppError, counted: boolean): Promise<never> {
+    await report(hook, error.status, typeof error.detail === 'string' ? error.detail : summary(error), counted);
     throw error;
   }
 
-  async function place(hook: HookRow, alert: Alert, alertKey: string | null): Promise<Placed> {
+  async function place(hook: HookRow, alert: AlertOrder, alertKey: string): Promise<Placed> {
     if (!placer) throw unavailable('trading is not available');
     await hooks.requireOwnerMayTrade(hook.userId, hook.mode);
     return placer.place(hook.userId, {
@@ -176,7 +186,13 @@ export function createAlertsService(deps: {
       let claimed: Date;
       for (;;) {
         const now = clock.now();
-        const claim = await repo.claim(hook.id, alertKey, now, new Date(now.getTime() - takeOverAfterMs));
+        const claim = await repo.claim(
+          hook.id,
+          alertKey,
+          now,
+          new Date(now.getTime() - takeOverAfterMs),
+          owedAlert(alert, now),
+        );
         if ('claimed' in claim) {
           if (claim.takenOver)
             logger.warn({ hookId: hook.id, alertKey }, 'an alert claim left without its order was taken over');
@@ -225,7 +241,7 @@ export function createAlertsService(deps: {
     }
   }
 
-  return {
+  const service = {
     /**
      * The per-address throttle, first of all and before the body is read (decision 690): past it nothing
      * is written, whatever the body; an oversized one included.
@@ -281,14 +297,13 @@ export function createAlertsService(deps: {
       if (isStale(alert.time, clock.now(), hook.maxLagSeconds))
         return refuse(hook, staleAlert(hook.maxLagSeconds), true);
 
-      const alertKey = alertKeyOf(alert);
+      // An alert without an id is claimed under a key of its own receipt: nothing dedupes it, but its claim
+      // keeps what it owes until its order is made (decision 1160).
+      const alertKey = alertKeyOf(alert) ?? `receipt:${randomUUID()}`;
       const work = (async (): Promise<AlertAnswer> => {
         let answer: AlertAnswer;
         try {
-          answer =
-            alertKey === null
-              ? { status: 202, orderId: (await place(hook, alert, null)).orderId }
-              : await once(hook, alert, alertKey);
+          answer = await once(hook, alert, alertKey);
         } catch (error) {
           if (!(error instanceof AppError)) {
             await repo
@@ -309,7 +324,101 @@ export function createAlertsService(deps: {
       });
       return { status: 202, orderId: null };
     },
+
+    /**
+     * The settle-signal-alerts job (decision 1160): a claim still owing its alert's order whose holder has
+     * not written for the order step's bound (its process died after the alert was answered) is taken over
+     * and settled: with the order the alert's key names, if the door stored one; else by placing the alert
+     * while it is within the hook's max_lag_seconds of when it was fired; else it is given up, counted as
+     * refused on its hook and the owner told. One the pass cannot settle (the database or the venue away)
+     * is left for a later pass.
+     */
+    async settle(): Promise<SettleResult> {
+      const result: SettleResult = { checked: 0, recorded: 0, placed: 0, refused: 0, expired: 0, failed: 0 };
+      for (;;) {
+        const now = clock.now();
+        const before = new Date(now.getTime() - takeOverAfterMs);
+        const page = await repo.owed(before, SETTLE_PAGE);
+        for (const claim of page) {
+          // Another instance's pass, or a repeat of the alert, took it first: it is theirs.
+          if (!(await repo.takeOver(claim.hookId, claim.alertKey, now, before))) continue;
+          result.checked += 1;
+          const hook = await repo.byId(claim.hookId);
+          if (!hook) continue;
+          try {
+            result[await settleOne(hook, claim.alertKey, claim.alert, now)] += 1;
+          } catch (error) {
+            result.failed += 1;
+            logger.warn({ err: error, hookId: hook.id }, 'an owed alert left for the next pass');
+          }
+        }
+        if (page.length < SETTLE_PAGE || result.checked >= SETTLE_MAX) return result;
+      }
+    },
   };
+
+  async function settleOne(
+    hook: HookRow,
+    alertKey: string,
+    alert: OwedAlert,
+    claimed: Date,
+  ): Promise<'recorded' | 'placed' | 'refused' | 'expired'> {
+    if (!placer) throw unavailable('trading is not available');
+    const stored = await placer.placedFor(hook.userId, hook.id, alertKey);
+    if (stored) {
+      await repo.placed(hook.id, alertKey, stored);
+      return 'recorded';
+    }
+    if (!isStillOwed(alert, clock.now(), hook.maxLagSeconds)) {
+      await repo.giveUp(hook.id, alertKey, claimed);
+      logger.warn({ hookId: hook.id, alertKey }, 'an owed alert given up: older than its max_lag_seconds');
+      await report(
+        hook,
+        503,
+        `not placed: the server stopped while placing the alert fired at ${alert.firedAt}, which was more than ` +
+          `${hook.maxLagSeconds} s (max_lag_seconds) old when it was found`,
+        true,
+      );
+      return 'expired';
+    }
+    let placed: Placed;
+    try {
+      placed = await place(hook, alert, alertKey);
+    } catch (error) {
+      // Not now (the venue or the database away, the owner's order rate full): owed still, for a later
+      // pass while the alert stays within its max_lag_seconds, then given up and told as above.
+      if (!(error instanceof AppError) || error.status === 429 || error.status >= 500) throw error;
+      await repo.release(hook.id, alertKey, claimed);
+      await report(hook, error.status, typeof error.detail === 'string' ? error.detail : summary(error), true);
+      return 'refused';
+    }
+    await repo.placed(hook.id, alertKey, placed.orderId);
+    if (!placed.created) return 'recorded';
+    await repo.countAccepted(hook.id, clock.now());
+    return 'placed';
+  }
+
+  return service;
+}
+
+/** Owed claims read per statement, and settled per pass at most (the rest wait for the next pass). */
+const SETTLE_PAGE = 100;
+const SETTLE_MAX = 1_000;
+
+/** What a settle pass did with the claims it found owing their alert's order (decision 1160). */
+export interface SettleResult {
+  /** Claims taken over by this pass. */
+  checked: number;
+  /** Of those, whose order the door had stored: now recorded on the claim, nothing sent. */
+  recorded: number;
+  /** Whose alert was placed now. */
+  placed: number;
+  /** Whose alert the order door refused now (the owner is told, as for an alert refused at once). */
+  refused: number;
+  /** Whose alert was older than its hook's max_lag_seconds: not placed, the owner told. */
+  expired: number;
+  /** Left for the next pass (the database or the venue failed). */
+  failed: number;
 }
 
 /** What the order door answered: the order, and whether this call made it (false: its key named an earlier one). */

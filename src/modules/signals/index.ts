@@ -16,6 +16,7 @@ import type { SignalsDeps } from './signals.deps.ts';
 import { createSignalsRepository } from './signals.repository.ts';
 import { bindJob } from '../../platform/jobs.ts';
 import { pruneSignalAlertsJob } from './prune-signal-alerts.job.ts';
+import { settleSignalAlertsJob } from './settle-signal-alerts.job.ts';
 
 export type { OrderPlacer, SignalOrder } from './signals.deps.ts';
 export type { AlertSize } from './alerts.domain.ts';
@@ -65,7 +66,7 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
       await app.register(hooksRoutes({ hooks, guards: deps.guards, publicUrl: config.signals.publicUrl }));
       await app.register(alertsRoutes({ alerts }));
     },
-    jobs: [bindJob(pruneSignalAlertsJob, { alerts: repo })],
+    jobs: [bindJob(pruneSignalAlertsJob, { alerts: repo }), bindJob(settleSignalAlertsJob, { alerts })],
     /** Removes every hook of an account a provider's first link claims (decision 790). */
     removeAllOnClaim: hooks.removeAllOnClaim,
   };

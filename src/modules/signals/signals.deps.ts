@@ -21,8 +21,8 @@ export interface SignalOrder {
   size: AlertSize;
   price: string | null;
   hookId: string;
-  /** The alert's identity (its id and time), null when it sent no id; the order's idempotency comes from it. */
-  alertKey: string | null;
+  /** The alert's identity (its id and time, or its receipt's when it sent no id); the order's idempotency key comes from it. */
+  alertKey: string;
 }
 
 /**
@@ -32,6 +32,8 @@ export interface SignalOrder {
  */
 export interface OrderPlacer {
   place(userId: string, order: SignalOrder): Promise<{ orderId: string; created: boolean }>;
+  /** The order the door stored under the alert's key, if any (decision 1160). */
+  placedFor(userId: string, hookId: string, alertKey: string): Promise<string | undefined>;
 }
 
 export interface SignalsDeps {

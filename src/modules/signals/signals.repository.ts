@@ -1,7 +1,7 @@
 // Every query of the signals module: hooks, their counters, and the claimed alerts.
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { DbExecutor } from '../../platform/db/database.ts';
-import type { SignalMode } from './alerts.domain.ts';
+import type { OwedAlert, SignalMode } from './alerts.domain.ts';
 import { signalAlerts, signalHooks } from './signals.tables.ts';
 
 export type HookRow = typeof signalHooks.$inferSelect;
@@ -20,6 +20,33 @@ export interface NewHook {
 const errorText = (error: string) => error.slice(0, 500);
 
 export function createSignalsRepository(db: DbExecutor) {
+  /**
+   * Takes over a claim left without an order since before `takeOverBefore`, writing `now` as its holder's
+   * time (and the alert it now owes, when a repeat brings one). The row is locked by the first of two
+   * concurrent updates; the second re-reads it and no longer matches (its time is now), so it takes nothing.
+   */
+  async function takeOver(
+    hookId: string,
+    alertKey: string,
+    now: Date,
+    takeOverBefore: Date,
+    alert: OwedAlert | null = null,
+  ): Promise<boolean> {
+    const taken = await db
+      .update(signalAlerts)
+      .set(alert ? { receivedAt: now, alert } : { receivedAt: now })
+      .where(
+        and(
+          eq(signalAlerts.hookId, hookId),
+          eq(signalAlerts.alertKey, alertKey),
+          isNull(signalAlerts.orderId),
+          lt(signalAlerts.receivedAt, takeOverBefore),
+        ),
+      )
+      .returning({ hookId: signalAlerts.hookId });
+    return taken.length > 0;
+  }
+
   return {
     async insert(hook: NewHook, now: Date, executor: DbExecutor = db): Promise<HookRow> {
       const [row] = await executor
@@ -109,28 +136,15 @@ export function createSignalsRepository(db: DbExecutor) {
       alertKey: string,
       now: Date,
       takeOverBefore: Date,
+      alert: OwedAlert | null = null,
     ): Promise<{ claimed: Date; takenOver: boolean } | { orderId: string | null }> {
       const inserted = await db
         .insert(signalAlerts)
-        .values({ hookId, alertKey, receivedAt: now })
+        .values({ hookId, alertKey, receivedAt: now, alert })
         .onConflictDoNothing()
         .returning({ hookId: signalAlerts.hookId });
       if (inserted.length > 0) return { claimed: now, takenOver: false };
-      // The row is locked by the first of two concurrent updates; the second re-reads it and no longer
-      // matches (its time is now), so it takes nothing.
-      const taken = await db
-        .update(signalAlerts)
-        .set({ receivedAt: now })
-        .where(
-          and(
-            eq(signalAlerts.hookId, hookId),
-            eq(signalAlerts.alertKey, alertKey),
-            isNull(signalAlerts.orderId),
-            lt(signalAlerts.receivedAt, takeOverBefore),
-          ),
-        )
-        .returning({ hookId: signalAlerts.hookId });
-      if (taken.length > 0) return { claimed: now, takenOver: true };
+      if (await takeOver(hookId, alertKey, now, takeOverBefore, alert)) return { claimed: now, takenOver: true };
       const [row] = await db
         .select({ orderId: signalAlerts.orderId })
         .from(signalAlerts)
@@ -143,7 +157,7 @@ export function createSignalsRepository(db: DbExecutor) {
     async placed(hookId: string, alertKey: string, orderId: string): Promise<void> {
       await db
         .update(signalAlerts)
-        .set({ orderId })
+        .set({ orderId, alert: null })
         .where(and(eq(signalAlerts.hookId, hookId), eq(signalAlerts.alertKey, alertKey)));
     },
 
@@ -154,6 +168,54 @@ export function createSignalsRepository(db: DbExecutor) {
     async release(hookId: string, alertKey: string, claimed: Date): Promise<void> {
       await db
         .delete(signalAlerts)
+        .where(
+          and(
+            eq(signalAlerts.hookId, hookId),
+            eq(signalAlerts.alertKey, alertKey),
+            eq(signalAlerts.receivedAt, claimed),
+            isNull(signalAlerts.orderId),
+          ),
+        );
+    },
+
+    /**
+     * Up to `limit` claims still owing their alert's order whose holder has not written since before
+     * `before` (decision 1160), oldest first, with the owed alert and the holder's time.
+     */
+    async owed(
+      before: Date,
+      limit: number,
+    ): Promise<{ hookId: string; alertKey: string; receivedAt: Date; alert: OwedAlert }[]> {
+      const rows = await db
+        .select({
+          hookId: signalAlerts.hookId,
+          alertKey: signalAlerts.alertKey,
+          receivedAt: signalAlerts.receivedAt,
+          alert: signalAlerts.alert,
+        })
+        .from(signalAlerts)
+        .where(
+          and(
+            isNull(signalAlerts.orderId),
+            sql`${signalAlerts.alert} IS NOT NULL`,
+            lt(signalAlerts.receivedAt, before),
+          ),
+        )
+        .orderBy(asc(signalAlerts.receivedAt))
+        .limit(limit);
+      return rows.map((row) => ({ ...row, alert: row.alert! }));
+    },
+
+    takeOver,
+
+    /**
+     * The owed alert will not be placed (decision 1160): the claim stays, so a repeat is answered as
+     * before, but no longer owes an order. Only the claim this holder holds.
+     */
+    async giveUp(hookId: string, alertKey: string, claimed: Date): Promise<void> {
+      await db
+        .update(signalAlerts)
+        .set({ alert: null })
         .where(
           and(
             eq(signalAlerts.hookId, hookId),

@@ -1,10 +1,10 @@
 // The signals module's tables (docs/decisions/220): each user's alert hooks, their secret kept only as a
 // hash, and the alerts that made an order, one row per (hook, alert), so that a repeated alert makes none.
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { oneOf } from '../../platform/db/checks.ts';
 import { users } from '../users/users.tables.ts';
-import { SIGNAL_MODES, type SignalMode } from './alerts.domain.ts';
+import { SIGNAL_MODES, type OwedAlert, type SignalMode } from './alerts.domain.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -40,7 +40,8 @@ export const signalHooks = pgTable(
 
 /**
  * An alert that was claimed: its order, once placed (null while it is being placed, or when the copy that
- * claimed it stopped first: a later copy takes it over past the order step's bound, decision 710).
+ * claimed it stopped first: a later copy, or the settle-signal-alerts job, takes it over past the order
+ * step's bound, decisions 710 and 1160).
  */
 export const signalAlerts = pgTable(
   'signal_alerts',
@@ -53,10 +54,17 @@ export const signalAlerts = pgTable(
     orderId: uuid('order_id'),
     /** When its holder claimed it (a copy taking it over writes its own time): the holder's token. */
     receivedAt: at('received_at').notNull(),
+    /**
+     * The order the alert asked for, kept until its order is made or given up (decision 1160), so that an
+     * alert acknowledged before its order step ended is settled even if its process died; never its secret.
+     */
+    alert: jsonb('alert').$type<OwedAlert>(),
   },
   (t) => [
     primaryKey({ columns: [t.hookId, t.alertKey] }),
     // The prune job finds the old claims by it (prune-signal-alerts.job.ts).
     index('signal_alerts_received_idx').on(t.receivedAt),
+    // The settle job finds the claims still owing an order by it (settle-signal-alerts.job.ts).
+    index('signal_alerts_owed_idx').on(t.receivedAt).where(sql`${t.orderId} IS NULL AND ${t.alert} IS NOT NULL`),
   ],
 );

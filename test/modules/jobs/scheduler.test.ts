@@ -56,7 +56,7 @@ describe('in-process scheduler', () => {
         assert.ok(error instanceof ConfigError);
         assert.match(
           error.problems[0]!,
-          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts, prune-signal-alerts, prune-stream-events, reconcile-orders\)$/,
+          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts, prune-signal-alerts, settle-signal-alerts, prune-stream-events, reconcile-orders\)$/,
         );
         return true;
       },
@@ -77,11 +77,12 @@ describe('in-process scheduler', () => {
         '0 3 * * *',
         '0 5 * * *',
         '15 * * * *',
+        '2-59/5 * * * *',
         '30 4 * * *',
         '45 4 * * *',
       ]);
       jobs.start(); // a second start changes nothing
-      assert.equal(timers.size, 8);
+      assert.equal(timers.size, 9);
 
       timers.get('45 4 * * *')!.fire();
       await waitFor(
@@ -275,6 +276,7 @@ describe('in-process scheduler', () => {
         '0 3 * * *',
         '0 5 * * *',
         '15 * * * *',
+        '2-59/5 * * * *',
         '30 4 * * *',
       ]);
       const before = (
@@ -334,7 +336,7 @@ describe('in-process scheduler', () => {
     );
     assert.match(
       found[1]!,
-      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts, prune-signal-alerts, prune-stream-events, reconcile-orders\)$/,
+      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts, prune-signal-alerts, settle-signal-alerts, prune-stream-events, reconcile-orders\)$/,
     );
     assert.equal(
       found[2],

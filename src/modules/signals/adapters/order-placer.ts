@@ -61,23 +61,21 @@ export function createOrderPlacer(deps: OrderPlacerDeps): OrderPlacer {
     async place(userId: string, order: SignalOrder) {
       if (order.mode === 'live' && !deps.liveTrading)
         throw forbidden('Live trading is off on this server (LIVE_TRADING is not true)');
-      const key = order.alertKey === null ? undefined : signalOrderKey(order.hookId, order.alertKey);
+      const key = signalOrderKey(order.hookId, order.alertKey);
       // The order the alert's key names, if one was stored, answers before the alert is sized again: a copy
       // that took over a stopped claim (decision 710), or one that claims again after a copy whose door
       // stored the order but whose claim could not record it (decision 1072). Sized again, a size in quote or
       // percent may come out otherwise now, which the door would refuse as another body under the key.
-      if (key) {
-        const earlier = await deps.keyed(userId, key);
-        if (earlier) return { orderId: earlier.id, created: false };
-      }
+      const earlier = await deps.keyed(userId, key);
+      if (earlier) return { orderId: earlier.id, created: false };
       let amount: string;
       if ('amount' in order.size) amount = new Decimal(order.size.amount).toFixed();
       else {
         const market = await deps.market(order.exchange, order.symbol);
         if (!market) throw new AppError('validation', `${order.exchange} does not list ${order.symbol} for trading`);
         const [base, quote] = market.symbol.split('/');
-        const last =
-          order.price === null ? await deps.lastPrice(order.exchange, market.symbol).catch(() => null) : null;
+        // A venue that cannot answer now is its own error (503, 429), not a size without a price (422).
+        const last = order.price === null ? await deps.lastPrice(order.exchange, market.symbol) : null;
         const free =
           'percent' in order.size
             ? order.mode === 'live'
@@ -125,6 +123,10 @@ export function createOrderPlacer(deps: OrderPlacerDeps): OrderPlacer {
         { source: 'signal', signalHookId: order.hookId },
       );
       return { orderId: placed.id, created };
+    },
+
+    async placedFor(userId, hookId, alertKey) {
+      return (await deps.keyed(userId, signalOrderKey(hookId, alertKey)))?.id;
     },
   };
 }
