@@ -31,6 +31,7 @@ import { secretHash } from './hooks.service.ts';
 import type { HooksService } from './hooks.service.ts';
 import type { OrderPlacer, SignalsDeps } from './signals.deps.ts';
 import type { HookRow, SignalsRepository } from './signals.repository.ts';
+import type { SettleSignalAlertsResult as SettleResult } from './settle-signal-alerts.job.ts';
 
 export interface AlertAnswer {
   /**
@@ -404,22 +405,6 @@ export function createAlertsService(deps: {
 /** Owed claims read per statement, and settled per pass at most (the rest wait for the next pass). */
 const SETTLE_PAGE = 100;
 const SETTLE_MAX = 1_000;
-
-/** What a settle pass did with the claims it found owing their alert's order (decision 1160). */
-export interface SettleResult {
-  /** Claims taken over by this pass. */
-  checked: number;
-  /** Of those, whose order the door had stored: now recorded on the claim, nothing sent. */
-  recorded: number;
-  /** Whose alert was placed now. */
-  placed: number;
-  /** Whose alert the order door refused now (the owner is told, as for an alert refused at once). */
-  refused: number;
-  /** Whose alert was older than its hook's max_lag_seconds: not placed, the owner told. */
-  expired: number;
-  /** Left for the next pass (the database or the venue failed). */
-  failed: number;
-}
 
 /** What the order door answered: the order, and whether this call made it (false: its key named an earlier one). */
 type Placed = { orderId: string; created: boolean };

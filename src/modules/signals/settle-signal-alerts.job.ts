@@ -5,10 +5,9 @@
 // max_lag_seconds, or given up and its owner told (docs/decisions/1160).
 import { Type, type Static } from 'typebox';
 import { defineJob } from '../../platform/jobs.ts';
-import type { SettleResult } from './alerts.service.ts';
 
 export interface SettleSignalAlertsDeps {
-  alerts: { settle(): Promise<SettleResult> };
+  alerts: { settle(): Promise<SettleSignalAlertsResult> };
 }
 
 export const SettleSignalAlertsResult = Type.Object({

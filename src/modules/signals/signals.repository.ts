@@ -19,6 +19,15 @@ export interface NewHook {
 /** An error kept on a hook: one line, bounded. */
 const errorText = (error: string) => error.slice(0, 500);
 
+/** The claim as its holder (the copy that wrote `claimed`) left it: no order yet, not taken over since. */
+const heldBy = (hookId: string, alertKey: string, claimed: Date) =>
+  and(
+    eq(signalAlerts.hookId, hookId),
+    eq(signalAlerts.alertKey, alertKey),
+    eq(signalAlerts.receivedAt, claimed),
+    isNull(signalAlerts.orderId),
+  );
+
 export function createSignalsRepository(db: DbExecutor) {
   /**
    * Takes over a claim left without an order since before `takeOverBefore`, writing `now` as its holder's
@@ -166,16 +175,7 @@ export function createSignalsRepository(db: DbExecutor) {
      * time, `claimed`): a claim another copy has taken over since is that copy's (decision 710).
      */
     async release(hookId: string, alertKey: string, claimed: Date): Promise<void> {
-      await db
-        .delete(signalAlerts)
-        .where(
-          and(
-            eq(signalAlerts.hookId, hookId),
-            eq(signalAlerts.alertKey, alertKey),
-            eq(signalAlerts.receivedAt, claimed),
-            isNull(signalAlerts.orderId),
-          ),
-        );
+      await db.delete(signalAlerts).where(heldBy(hookId, alertKey, claimed));
     },
 
     /**
@@ -216,14 +216,7 @@ export function createSignalsRepository(db: DbExecutor) {
       await db
         .update(signalAlerts)
         .set({ alert: null })
-        .where(
-          and(
-            eq(signalAlerts.hookId, hookId),
-            eq(signalAlerts.alertKey, alertKey),
-            eq(signalAlerts.receivedAt, claimed),
-            isNull(signalAlerts.orderId),
-          ),
-        );
+        .where(heldBy(hookId, alertKey, claimed));
     },
 
     /** Deletes up to `limit` claims received before `before`, oldest first; answers how many. */
