@@ -263,7 +263,7 @@ CREATE TABLE "scheduled_job_claims" (
 	"job" text PRIMARY KEY NOT NULL,
 	"run_id" uuid NOT NULL,
 	"claimed_at" timestamp with time zone NOT NULL,
-	CONSTRAINT "scheduled_job_claims_job_check" CHECK ("scheduled_job_claims"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-signal-alerts', 'settle-signal-alerts', 'prune-stream-events', 'reconcile-orders'))
+	CONSTRAINT "scheduled_job_claims_job_check" CHECK ("scheduled_job_claims"."job" IN ('settle-issue-intents', 'rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-signal-alerts', 'settle-signal-alerts', 'prune-stream-events', 'reconcile-orders'))
 );
 --> statement-breakpoint
 CREATE TABLE "scheduled_job_runs" (
@@ -279,7 +279,7 @@ CREATE TABLE "scheduled_job_runs" (
 	"units_succeeded" integer,
 	"units_failed" integer,
 	"idempotency_key" text,
-	CONSTRAINT "scheduled_job_runs_job_check" CHECK ("scheduled_job_runs"."job" IN ('rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-signal-alerts', 'settle-signal-alerts', 'prune-stream-events', 'reconcile-orders')),
+	CONSTRAINT "scheduled_job_runs_job_check" CHECK ("scheduled_job_runs"."job" IN ('settle-issue-intents', 'rotate-api-keys', 'cleanup-grace-periods', 'cleanup-device-sessions', 'cleanup-expired-tokens', 'strategy-autopilot/evaluate', 'sync-accounts', 'prune-signal-alerts', 'settle-signal-alerts', 'prune-stream-events', 'reconcile-orders')),
 	CONSTRAINT "scheduled_job_runs_trigger_check" CHECK ("scheduled_job_runs"."trigger" IN ('http', 'scheduler')),
 	CONSTRAINT "scheduled_job_runs_status_check" CHECK ("scheduled_job_runs"."status" IN ('running', 'succeeded', 'partial', 'failed', 'skipped'))
 );

@@ -71,8 +71,9 @@ function runFields(result: TSchema) {
 }
 
 /** What a job trigger answers: 202 with the run it started (`running`), or 200 with a skip or the run its key names. */
-export function JobRunAnswer(result: TSchema) {
-  return Type.Object(runFields(result), { description: 'A recorded run.' });
+/** A job's trigger answer; titled, so that its 200 and 202 are one schema of the document's components. */
+export function JobRunAnswer(result: TSchema, title: string) {
+  return Type.Object(runFields(result), { title, description: 'A recorded run.' });
 }
 
 /** A run as `GET /api/scheduled/runs/{run_id}` answers it. */

@@ -7,6 +7,8 @@ import type { TrackerBackend } from './adapters/tracker-backend.ts';
 import { trackerRoutes } from './routes/tracker.routes.ts';
 import { createTrackerService, type AgentFilingTimes } from './tracker.service.ts';
 import { createIssueIntentsRepository } from './issue-intents.repository.ts';
+import { bindJob } from '../../platform/jobs.ts';
+import { settleIssueIntentsJob } from './settle-issue-intents.job.ts';
 
 export type { AgentFilingTimes } from './tracker.service.ts';
 
@@ -59,6 +61,7 @@ export function createTrackerModule(
     name: 'tracker',
     service,
     routes: trackerRoutes({ service, guards: deps.users.guards }),
+    jobs: [bindJob(settleIssueIntentsJob, { tracker: service })],
     /** Seeds the local tracker's default team and workflow states (a no-op with Linear). */
     init: seed,
     hooks: { ready: seed },

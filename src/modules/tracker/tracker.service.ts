@@ -18,6 +18,7 @@ import type {
   TrackerIssue,
 } from './adapters/tracker-backend.ts';
 import type { IssueIntentsRepository } from './issue-intents.repository.ts';
+import type { SettleIssueIntentsResult as SettleIntentsResult } from './settle-issue-intents.job.ts';
 import { createFingerprint, keyedIssueId, parseStatesFilter, uniqueNames } from './tracker.domain.ts';
 import type { AgentIssueBody, IssueCreateBody, IssueListQuery, IssuePatchBody } from './tracker.schemas.ts';
 
@@ -44,6 +45,9 @@ export interface AgentFilingTimes {
   boundMs: number;
 }
 export const AGENT_FILING_TIMES: AgentFilingTimes = { lockTtlMs: 120_000, boundMs: 90_000 };
+
+/** Intents a settle-issue-intents run looks up at most (one tracker read each); the rest wait for the next. */
+const INTENTS_PER_RUN = 200;
 /** How long a second filing waits for the first's lock. */
 const AGENT_LOCK_WAIT_MS = 15_000;
 
@@ -151,20 +155,28 @@ export function createTrackerService(deps: {
 
   /**
    * Intents older than an agent filing's lock (no create of ours can still be in flight) are settled: the
-   * issue looked up by its id, audited if there, forgotten if not. Run before each write, a few at a time;
-   * a failure leaves them for the next.
+   * issue looked up by its id, audited if there, forgotten if not, up to `limit` of them, oldest first. The
+   * first failure (the tracker or the database away) ends the pass; what is left waits for the next.
    */
-  async function settleStale(): Promise<void> {
+  async function settleIntents(limit: number): Promise<SettleIntentsResult> {
+    const result = { checked: 0, audited: 0, dropped: 0 };
     const before = new Date(clock.now().getTime() - filing.lockTtlMs);
-    try {
-      for (const intent of await intents.stale(before, 5)) {
-        const issue = await deps.backend.getIssue(intent.id);
-        if (issue) await intents.settle(issue, backend.name);
-        else await intents.drop(intent.id, before);
-      }
-    } catch (error) {
-      logger.warn({ err: error }, 'issue intents left behind could not be settled now: the next write tries again');
+    for (const intent of await intents.stale(before, limit)) {
+      const issue = await deps.backend.getIssue(intent.id);
+      result.checked += 1;
+      if (!issue) {
+        await intents.drop(intent.id, before);
+        result.dropped += 1;
+      } else if (await intents.settle(issue, backend.name)) result.audited += 1;
     }
+    return result;
+  }
+
+  /** Run before each write, a few at a time; a failure leaves them for the next write or the job (decision 1170). */
+  async function settleStale(): Promise<void> {
+    await settleIntents(5).catch((error: unknown) => {
+      logger.warn({ err: error }, 'issue intents left behind could not be settled now: the next write tries again');
+    });
   }
 
   /**
@@ -204,6 +216,12 @@ export function createTrackerService(deps: {
   }
 
   return {
+    /**
+     * The settle-issue-intents job (decision 1170): the intents no retry or later write came back for,
+     * settled as a write settles them, up to INTENTS_PER_RUN a run.
+     */
+    settleIntents: () => settleIntents(INTENTS_PER_RUN),
+
     /**
      * With an idempotency key the issue's id is derived from it (and the actor): the same key answers the
      * issue it created (`created: false`), and a retry of a create whose answer was lost sends the same id.

@@ -56,7 +56,7 @@ describe('in-process scheduler', () => {
         assert.ok(error instanceof ConfigError);
         assert.match(
           error.problems[0]!,
-          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*sync-accounts, prune-signal-alerts, settle-signal-alerts, prune-stream-events, reconcile-orders\)$/,
+          /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: settle-issue-intents, rotate-api-keys, .*sync-accounts, prune-signal-alerts, settle-signal-alerts, prune-stream-events, reconcile-orders\)$/,
         );
         return true;
       },
@@ -80,9 +80,10 @@ describe('in-process scheduler', () => {
         '2-59/5 * * * *',
         '30 4 * * *',
         '45 4 * * *',
+        '7-59/10 * * * *',
       ]);
       jobs.start(); // a second start changes nothing
-      assert.equal(timers.size, 9);
+      assert.equal(timers.size, 10);
 
       timers.get('45 4 * * *')!.fire();
       await waitFor(
@@ -278,6 +279,7 @@ describe('in-process scheduler', () => {
         '15 * * * *',
         '2-59/5 * * * *',
         '30 4 * * *',
+        '7-59/10 * * * *',
       ]);
       const before = (
         await custom.database.db
@@ -336,7 +338,7 @@ describe('in-process scheduler', () => {
     );
     assert.match(
       found[1]!,
-      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts, prune-signal-alerts, settle-signal-alerts, prune-stream-events, reconcile-orders\)$/,
+      /^SCHEDULER_CRONS: "cleanup-everything" is not a job \(jobs: settle-issue-intents, rotate-api-keys, .*strategy-autopilot\/evaluate, sync-accounts, prune-signal-alerts, settle-signal-alerts, prune-stream-events, reconcile-orders\)$/,
     );
     assert.equal(
       found[2],

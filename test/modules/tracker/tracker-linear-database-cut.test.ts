@@ -13,6 +13,7 @@ import { startLinearFake, type LinearFake } from '../../fakes/linear.ts';
 import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
 import { buildTestApp, signIn, testDatabaseUrl, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { JOB_SECRET, runJob } from '../jobs/jobs-fixtures.ts';
 import { linearEnv } from './tracker-linear-fixtures.ts';
 
 const NO_POSTGRES = withoutPostgres(
@@ -32,7 +33,11 @@ describe('tracker on the Linear backend, the database cut after Linear wrote', {
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
     database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 4, connectTimeoutMs: 2_000 });
     fake = await startLinearFake();
-    t = await buildTestApp({ clock, database, env: linearEnv(fake) });
+    t = await buildTestApp({
+      clock,
+      database,
+      env: linearEnv(fake, { SCHEDULED_JOB_SECRET: JOB_SECRET, JOB_TRIGGER_WINDOW_SECONDS: '0' }),
+    });
     admin = await signIn(t.app, t.database, { role: 'admin' });
   });
   afterEach(async () => {
@@ -139,5 +144,40 @@ describe('tracker on the Linear backend, the database cut after Linear wrote', {
     assert.equal((await intents(lost.json().id)).length, 0);
     assert.equal((await intents(missing)).length, 0, 'nothing at Linear has that id: the intent is dropped');
     assert.equal((await auditRows(missing)).length, 0);
+  });
+
+  it('an intent no retry or write comes back for is settled by settle-issue-intents (decision 1170)', async () => {
+    fake.afterNext('issueCreate', cut);
+    const lost = await post('/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'Nobody writes after' });
+    assert.equal(lost.statusCode, 201, lost.body);
+    await proxy.mode('pass');
+    const none = { checked: 0, audited: 0, dropped: 0 };
+    // Within an agent filing's lock a create of ours may still be in flight: left alone.
+    assert.deepEqual((await runJob(t.app, 'settle-issue-intents')).result, none);
+    assert.equal((await intents(lost.json().id)).length, 1);
+
+    clock.advance(121_000);
+    const run = await runJob(t.app, 'settle-issue-intents');
+    assert.deepEqual(run.result, { checked: 1, audited: 1, dropped: 0 });
+    assert.deepEqual(
+      (await auditRows(lost.json().id)).map((r) => [r.action, r.details.identifier]),
+      [['tracker.issue.create', lost.json().identifier]],
+    );
+    assert.equal((await intents(lost.json().id)).length, 0);
+    assert.deepEqual((await runJob(t.app, 'settle-issue-intents')).result, none, 'audited once');
+    assert.equal((await auditRows(lost.json().id)).length, 1);
+  });
+
+  it('settle-issue-intents fails, leaving every intent, while Linear does not answer', async () => {
+    fake.afterNext('issueCreate', cut);
+    const lost = await post('/api/v1/tracker/issues', { teamId: fake.teams.eng.id, title: 'Linear away after' });
+    assert.equal(lost.statusCode, 201, lost.body);
+    await proxy.mode('pass');
+    clock.advance(121_000);
+    fake.failNext('unavailable');
+    const run = await runJob(t.app, 'settle-issue-intents');
+    assert.equal(run.status, 'failed', JSON.stringify(run));
+    assert.equal((await intents(lost.json().id)).length, 1, 'kept for the next run');
+    assert.deepEqual((await runJob(t.app, 'settle-issue-intents')).result, { checked: 1, audited: 1, dropped: 0 });
   });
 });

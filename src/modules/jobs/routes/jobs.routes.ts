@@ -62,7 +62,7 @@ export function jobsRoutes(deps: {
   const { runner, service, guard } = deps;
   return async function routes(app) {
     for (const job of runner.jobs) {
-      const answer = JobRunAnswer(job.result);
+      const answer = JobRunAnswer(job.result, `${operationIdOf(job.name).slice('run'.length)}Run`);
       app.post(
         `/api/scheduled/${job.name}`,
         {
