@@ -3,79 +3,44 @@
 // hook names a venue the order path knows.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
-import { startCoinGeckoFake, type CoinGeckoFake } from '../../fakes/coingecko.ts';
-import { alertRequest, timenow } from '../../fakes/tradingview.ts';
+import { timenow } from '../../fakes/tradingview.ts';
 import { sql } from 'drizzle-orm';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
-import { shiftedClock } from '../../helpers/shifted-clock.ts';
-import { waitFor } from '../../helpers/wait.ts';
-import { buildTestApp, newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import {
+  makeHook as makeHookOf,
+  postAlert,
+  startSignalsApp,
+  type MadeHook,
+  type SignalsApp,
+} from './signals-fixtures.ts';
 
 describe('an alert’s owner and venue', () => {
-  const clock = shiftedClock();
+  let f: SignalsApp;
+  let clock: SignalsApp['clock'];
   let t: TestApp;
   let alice: TestUser;
-  let binance: BinanceFake;
-  let coingecko: CoinGeckoFake;
 
   before(async () => {
-    binance = await startBinanceFake();
-    coingecko = await startCoinGeckoFake();
-    t = await buildTestApp({
-      clock,
-      env: {
-        BINANCE_API_URL: binance.url,
-        COINGECKO_API_URL: coingecko.url,
-        EXCHANGE_RATE_LIMIT: 'false',
-        MARKET_UPSTREAM_TIMEOUT_MS: '10000',
-        TRADING_MAX_ORDERS_PER_MINUTE: 'none',
-        SIGNAL_ACK_WITHIN_MS: '60000',
-      },
-    });
-    alice = await signIn(t.app, t.database);
-    await waitFor(
-      async () =>
-        (
-          await t.app.inject({
-            method: 'POST',
-            url: '/api/orders',
-            headers: alice.headers,
-            payload: { exchange: 'binance', symbol: 'BTC/USDT', side: 'buy', type: 'market', amount: '0.001' },
-          })
-        ).statusCode === 201,
-      'a first paper order',
-      60_000,
-      250,
-    );
+    f = await startSignalsApp({ SIGNAL_ACK_WITHIN_MS: '60000' });
+    ({ clock, t, alice } = f);
   });
-  after(async () => {
-    await t.close();
-    await binance.close();
-    await coingecko.close();
-  });
+  after(() => f.close());
 
-  const makeHook = async (user: TestUser, payload: object = { name: 'trend' }) => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/signals/hooks', headers: user.headers, payload });
-    assert.equal(response.statusCode, 201, response.body);
-    return response.json<{ id: string; secret: string }>();
-  };
-  const post = (hook: { id: string; secret: string }, fields: object = {}) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/signals/tradingview/${hook.id}`,
-      ...alertRequest(
-        JSON.stringify({
-          secret: hook.secret,
-          symbol: 'BTCUSDT',
-          action: 'buy',
-          amount: '0.001',
-          time: timenow(clock.now()),
-          ...fields,
-        }),
-      ),
-      remoteAddress: newClientAddress(),
-    });
+  const makeHook = (user: TestUser, payload?: object) => makeHookOf(t.app, user.headers, payload);
+  const post = (hook: MadeHook, fields: object = {}) =>
+    postAlert(
+      t.app,
+      hook.id,
+      JSON.stringify({
+        secret: hook.secret,
+        symbol: 'BTCUSDT',
+        action: 'buy',
+        amount: '0.001',
+        time: timenow(clock.now()),
+        ...fields,
+      }),
+    );
   const setStatus = (user: TestUser, status: 'active' | 'suspended' | 'deleted') =>
     t.modules.admin.users.updateUser(user.id, { status }, { id: null });
   const ordersOf = async (user: TestUser) =>

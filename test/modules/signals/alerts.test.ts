@@ -5,80 +5,37 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
-import { startCoinGeckoFake, type CoinGeckoFake } from '../../fakes/coingecko.ts';
 import { alertRequest, fillPlaceholders, timenow } from '../../fakes/tradingview.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
-import { waitFor } from '../../helpers/wait.ts';
-import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { follow } from '../../helpers/sse-client.ts';
 import { buildTestApp, newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-
-interface MadeHook {
-  id: string;
-  secret: string;
-}
+import {
+  listedHook,
+  makeHook as makeHookOf,
+  postAlert,
+  startSignalsApp,
+  type MadeHook,
+  type SignalsApp,
+} from './signals-fixtures.ts';
 
 describe('TradingView alerts', () => {
-  const clock = shiftedClock();
+  let f: SignalsApp;
+  let clock: SignalsApp['clock'];
   let t: TestApp;
   let alice: TestUser;
-  let binance: BinanceFake;
-  let coingecko: CoinGeckoFake;
 
   before(async () => {
-    binance = await startBinanceFake();
-    coingecko = await startCoinGeckoFake();
-    t = await buildTestApp({
-      clock,
-      env: {
-        SIGNAL_HOOK_LIMIT_PER_MINUTE: '8',
-        SIGNAL_ADDRESS_LIMIT_PER_MINUTE: '12',
-        BINANCE_API_URL: binance.url,
-        COINGECKO_API_URL: coingecko.url,
-        EXCHANGE_RATE_LIMIT: 'false',
-        MARKET_UPSTREAM_TIMEOUT_MS: '10000',
-        TRADING_MAX_ORDERS_PER_MINUTE: 'none',
-      },
-    });
-    alice = await signIn(t.app, t.database);
-    // The first order loads the venue's markets and book; these tests are about the alert, not that.
-    await waitFor(
-      async () =>
-        (
-          await t.app.inject({
-            method: 'POST',
-            url: '/api/orders',
-            headers: alice.headers,
-            payload: { exchange: 'binance', symbol: 'BTC/USDT', side: 'buy', type: 'market', amount: '0.001' },
-          })
-        ).statusCode === 201,
-      'a first paper order',
-      60_000,
-      250,
-    );
+    f = await startSignalsApp({ SIGNAL_HOOK_LIMIT_PER_MINUTE: '8', SIGNAL_ADDRESS_LIMIT_PER_MINUTE: '12' });
+    ({ clock, t, alice } = f);
   });
-  after(async () => {
-    await t.close();
-    await binance.close();
-    await coingecko.close();
-  });
+  after(() => f.close());
   beforeEach(async () => {
     await t.database.db.execute(sql`DELETE FROM signal_hooks`);
   });
 
-  const makeHook = async (payload: object = { name: 'trend' }): Promise<MadeHook> => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/signals/hooks', headers: alice.headers, payload });
-    assert.equal(response.statusCode, 201, response.body);
-    return response.json<MadeHook>();
-  };
-  const post = (hookId: string, message: string, remoteAddress = newClientAddress()) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/signals/tradingview/${hookId}`,
-      ...alertRequest(message),
-      remoteAddress,
-    });
+  const makeHook = (payload?: object) => makeHookOf(t.app, alice.headers, payload);
+  const post = (hookId: string, message: string, remoteAddress?: string) =>
+    postAlert(t.app, hookId, message, remoteAddress);
   const json = (hook: MadeHook, fields: object = {}) =>
     JSON.stringify({ secret: hook.secret, symbol: 'BTCUSDT', action: 'buy', amount: '0.001', ...fields });
   /** The alert passed every check and made its order. */
@@ -86,12 +43,7 @@ describe('TradingView alerts', () => {
     assert.equal(response.statusCode, 202, response.body);
     assert.match(response.json<{ order_id: string }>().order_id, /^[0-9a-f-]{36}$/);
   };
-  const counters = async (hookId: string) => {
-    const { hooks } = (await t.app.inject({ method: 'GET', url: '/api/signals/hooks', headers: alice.headers })).json<{
-      hooks: { id: string; alerts_accepted: number; alerts_refused: number; last_error: string | null }[];
-    }>();
-    return hooks.find((hook) => hook.id === hookId)!;
-  };
+  const counters = (hookId: string) => listedHook(t.app, alice.headers, hookId);
 
   it('reads a JSON alert with TradingView placeholders and makes its paper order (202)', async () => {
     const hook = await makeHook();

@@ -8,6 +8,7 @@ import { createSignalsRepository } from '../../../src/modules/signals/signals.re
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { buildTestApp, resetDatabase, signIn, type TestApp } from '../../helpers/test-app.ts';
 import { DAY, HOUR, JOB_SECRET, NOW, runJob } from '../jobs/jobs-fixtures.ts';
+import { makeHook as makeHookOf } from './signals-fixtures.ts';
 
 describe('prune-signal-alerts', () => {
   let t: TestApp;
@@ -20,17 +21,7 @@ describe('prune-signal-alerts', () => {
   beforeEach(() => resetDatabase(t.database));
   after(() => t.close());
 
-  const makeHook = async (): Promise<string> => {
-    const user = await signIn(t.app, t.database);
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/signals/hooks',
-      headers: user.headers,
-      payload: { name: 'trend' },
-    });
-    assert.equal(response.statusCode, 201, response.body);
-    return response.json<{ id: string }>().id;
-  };
+  const makeHook = async (): Promise<string> => (await makeHookOf(t.app, (await signIn(t.app, t.database)).headers)).id;
   // A claim's age is state no operation sets: the claims are written as the alert route writes them.
   const claim = (hookId: string, alertKey: string, ageMs: number) =>
     t.database.db.execute(sql`INSERT INTO signal_alerts (hook_id, alert_key, received_at)

@@ -10,11 +10,10 @@ import { sql } from 'drizzle-orm';
 import type { OwedAlert } from '../../../src/modules/signals/alerts.domain.ts';
 import { alertClaimTakeOverAfterMs } from '../../../src/modules/signals/index.ts';
 import { createSignalsRepository } from '../../../src/modules/signals/signals.repository.ts';
-import { alertRequest } from '../../fakes/tradingview.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { newClientAddress } from '../../helpers/test-app.ts';
 import { JOB_SECRET, runJob, trigger } from '../jobs/jobs-fixtures.ts';
 import { startOrdersApp, type OrdersApp, type Trader } from '../orders/orders-fixtures.ts';
+import { listedHook, makeHook as makeHookOf, postAlert, type MadeHook } from './signals-fixtures.ts';
 
 const JOB = 'settle-signal-alerts';
 const NONE = { checked: 0, recorded: 0, placed: 0, refused: 0, expired: 0, failed: 0 };
@@ -43,18 +42,10 @@ describe(JOB, () => {
   });
   after(() => o.close());
 
-  const makeHook = async (body: Record<string, unknown>) => {
-    const made = await o.inject('POST', '/api/signals/hooks', trader.headers, { name: 'trend', mode: 'live', ...body });
-    assert.equal(made.statusCode, 201, made.body);
-    return made.json<{ id: string; secret: string }>();
-  };
-  const post = (hook: { id: string; secret: string }, fields: Record<string, unknown>) =>
-    o.t.app.inject({
-      method: 'POST',
-      url: `/api/signals/tradingview/${hook.id}`,
-      ...alertRequest(JSON.stringify({ secret: hook.secret, symbol: 'BTCUSDT', action: 'buy', ...fields })),
-      remoteAddress: newClientAddress(),
-    });
+  const makeHook = (body: Record<string, unknown>) =>
+    makeHookOf(o.t.app, trader.headers, { name: 'trend', mode: 'live', ...body });
+  const post = (hook: MadeHook, fields: Record<string, unknown>) =>
+    postAlert(o.t.app, hook.id, JSON.stringify({ secret: hook.secret, symbol: 'BTCUSDT', action: 'buy', ...fields }));
   const sent = () => o.book.of(trader.account.apiKey).length;
   const claimOf = async (hookId: string, alertKey: string) =>
     (
@@ -68,12 +59,7 @@ describe(JOB, () => {
         sql`SELECT id FROM orders WHERE idempotency_key = ${`signal:${hookId}:${alertKey}`}`,
       )
     ).map((row) => row.id);
-  const hookOf = async (hookId: string) =>
-    (await o.inject('GET', '/api/signals/hooks', trader.headers))
-      .json<{
-        hooks: { id: string; alerts_accepted: number; alerts_refused: number; last_error: string | null }[];
-      }>()
-      .hooks.find((hook) => hook.id === hookId)!;
+  const hookOf = (hookId: string) => listedHook(o.t.app, trader.headers, hookId);
   const refusedEvents = async (hookId: string) =>
     o.t.database.rows<{ data: { status: number; reason: string } }>(
       sql`SELECT data FROM stream_events WHERE type = 'signal.refused' AND data->>'hook_id' = ${hookId}`,
