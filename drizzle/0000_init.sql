@@ -929,6 +929,7 @@ ALTER TABLE "payments_ledger" ADD CONSTRAINT "payments_ledger_user_id_users_id_f
 CREATE INDEX "audit_log_subject_idx" ON "audit_log" USING btree ("subject_user_id","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "audit_log_actor_idx" ON "audit_log" USING btree ("actor_id","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "audit_log_created_idx" ON "audit_log" USING btree ("created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "audit_log_target_idx" ON "audit_log" USING hash ("target_id") WHERE "audit_log"."target_id" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "outbox_claim_idx" ON "outbox" USING btree ("status","available_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "outbox_dedupe_key" ON "outbox" USING btree ("dedupe_key");--> statement-breakpoint
 CREATE INDEX "outbox_kind_idx" ON "outbox" USING btree ("kind","created_at" DESC NULLS LAST);--> statement-breakpoint

@@ -75,7 +75,8 @@ export function createIssueIntentsRepository(db: Db) {
 
     /**
      * The fingerprint of the request that created the issue with this id (decision 1120): from its create's
-     * audit row, read by its actor's index, or from its intent not settled yet; undefined when neither has one.
+     * audit row, read by the audit log's target index (decision 1180), or from its intent not settled yet;
+     * undefined when neither has one.
      */
     async createdWith(issueId: string, actorId: string): Promise<string | undefined> {
       const [row] = rowsOf<{ fingerprint: string | null }>(
