@@ -51,6 +51,12 @@ export const Limit = (minimum: number, maximum: number, fallback: number, descri
     }),
   );
 
+/** The routes whose loads are charged to the caller's address (decision 1190). */
+export const CALLER_SHARE_NOTE =
+  'An answer not cached yet is loaded at the venue within half of its request weight a minute, and within ' +
+  "the calling address's share of it (`VENUE_USER_SHARE_PERCENT`): past that share, 429 with Retry-After " +
+  "while other callers' loads go on.";
+
 export const MARKET_ERRORS_NOTE =
   'Upstream failures answer 502 (upstream error), 503 (upstream paused after a rate limit, or ' +
   'budget used up; with Retry-After) or 504 (timeout), unless a cached answer within the stale ' +

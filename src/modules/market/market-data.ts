@@ -1,9 +1,10 @@
 // Every piece of market data the operations use, each behind its cache policy. One upstream call
 // feeds many operations: all 24 h tickers serve ticker, movers, heatmap, volume distribution,
 // activity, trending and stats; all prices serve the price operations when the stream is down.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../../platform/clock.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { withBudgetShare } from '../../platform/venue-budget/venue-budget.ts';
+import { withBudgetCaller, withBudgetShare } from '../../platform/venue-budget/venue-budget.ts';
 import type { AssetMarketSource, SpotMarketSource } from './adapters/market-source.ts';
 import { mostRecentCandles, type RecentCandles } from './candle-paging.domain.ts';
 import { INTERVAL_MS, candleTtlMs, type Interval } from './intervals.domain.ts';
@@ -35,10 +36,25 @@ const POLICIES = {
  * anonymous caller makes up, the rest of the minute stays for users' syncs and orders (decision 741).
  */
 export const CALLER_KEYED_SHARE = 0.5;
+
+/**
+ * Who asks, in a request whose loads are charged to its caller: the client's address (clientKey), set by
+ * the routes that serve caller-keyed data (decision 1190). Outside such a request (jobs, the paper engine,
+ * the portfolio) no one is charged but the venue's minute.
+ */
+export const marketCaller = new AsyncLocalStorage<string>();
+
+/**
+ * A caller-keyed load: within CALLER_KEYED_SHARE of the minute, and charged to the asking caller's share of
+ * it too (VENUE_USER_SHARE_PERCENT, as a user's calls are), so that one address cannot take the whole half
+ * and leave every other caller's new charts and books refused (decision 1190).
+ */
 const callerKeyed =
   <T>(load: () => Promise<T>) =>
-  () =>
-    withBudgetShare(CALLER_KEYED_SHARE, load);
+  () => {
+    const caller = marketCaller.getStore();
+    return withBudgetShare(CALLER_KEYED_SHARE, caller === undefined ? load : () => withBudgetCaller(caller, load));
+  };
 
 /**
  * How long the shared cache keeps an entry under a key the caller chose (a pair's candles, a window, a

@@ -45,6 +45,7 @@ export const FAILURE_BREAKER = { failures: 5, pauseMs: 30_000 } as const;
 const UNMODELLED_LIMIT = 1_000_000_000;
 
 const shareScope = new AsyncLocalStorage<number>();
+const callerScope = new AsyncLocalStorage<string>();
 
 /**
  * Runs `work` with calls admitted only while the minute's weight stays within `share` of the cap,
@@ -53,6 +54,14 @@ const shareScope = new AsyncLocalStorage<number>();
 export function withBudgetShare<T>(share: number, work: () => Promise<T>): Promise<T> {
   const outer = shareScope.getStore() ?? 1;
   return shareScope.run(Math.min(outer, share), work);
+}
+
+/**
+ * Runs `work` with the calls it makes charged to `caller`'s share of the minute (as a user's are, decision
+ * 200) when the fetch names no user: an anonymous caller's loads under keys it chooses (decision 1190).
+ */
+export function withBudgetCaller<T>(caller: string, work: () => Promise<T>): Promise<T> {
+  return callerScope.run(caller, work);
 }
 
 export function createVenueBudgets(deps: {
@@ -249,7 +258,8 @@ export function createVenueBudgets(deps: {
         if (limitSource === 'default') limit = described.weights?.defaultLimit ?? UNMODELLED_LIMIT;
       },
 
-      async acquire(weight, user) {
+      async acquire(weight, named) {
+        const user = named ?? callerScope.getStore();
         await refreshLimit();
         const share = shareScope.getStore() ?? 1;
         const refusedByBreaker = (open: BreakerState) => {
@@ -299,7 +309,8 @@ export function createVenueBudgets(deps: {
         );
       },
 
-      async release(weight, user) {
+      async release(weight, named) {
+        const user = named ?? callerScope.getStore();
         const minute = minuteOf(now());
         await store((c) => c.subtract(windowKey(minute), weight));
         if (user !== undefined) await store((c) => c.subtract(userKey(minute, user), weight));

@@ -8,8 +8,13 @@ import { Detail, errorResponses } from '../../../platform/http/schemas.ts';
 /**
  * 502/503/504 from the upstreams, 404 for unknown symbols where a symbol is taken, and 422 when there are parameters.
  */
-export function marketErrors(options: { params: boolean; symbols?: boolean }): Record<number, TSchema> {
-  const statuses = [502, 503, 504, ...(options.symbols ? [404] : [])];
+export function marketErrors(options: {
+  params: boolean;
+  symbols?: boolean;
+  /** Its loads are charged to the caller's share of the venue's minute: 429 past it (decision 1190). */
+  callerShare?: boolean;
+}): Record<number, TSchema> {
+  const statuses = [502, 503, 504, ...(options.symbols ? [404] : []), ...(options.callerShare ? [429] : [])];
   if (options.params) return errorResponses(...statuses);
   return Object.fromEntries(statuses.map((status) => [status, Detail]));
 }
