@@ -49,9 +49,7 @@ export const auditLogTable = (actions?: readonly string[]) =>
       index('audit_log_created_idx').on(t.createdAt.desc()),
       // What was recorded about one thing (an issue, an order) is one index read, not a scan of the log
       // (decision 1180). Equality only: a hash index, half a b-tree's size on these ids.
-      index('audit_log_target_idx')
-        .using('hash', t.targetId)
-        .where(sql`${t.targetId} IS NOT NULL`),
+      index('audit_log_target_idx').using('hash', t.targetId).where(sql`${t.targetId} IS NOT NULL`),
       check('audit_log_actor_type_check', oneOf(t.actorType, ACTOR_TYPES)),
       ...(actions ? [check('audit_log_action_check', oneOf(t.action, actions))] : []),
     ],
