@@ -13,25 +13,20 @@ import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { settledWithin } from '../../platform/timeouts.ts';
 import { clientKey } from '../../platform/http/client-address.ts';
-import { AppError, rateLimited, unavailable, validationFailed } from '../../platform/http/errors.ts';
+import { AppError, rateLimited, validationFailed } from '../../platform/http/errors.ts';
 import {
   alertKeyOf,
   fieldsOf,
   isStale,
-  isStillOwed,
   notAnAlert,
   owedAlert,
   readAlert,
   secretOf,
   type Alert,
-  type AlertOrder,
-  type OwedAlert,
 } from './alerts.domain.ts';
+import type { AlertOrderStep, Placed } from './alert-order-step.ts';
 import { secretHash } from './hooks.service.ts';
-import type { HooksService } from './hooks.service.ts';
-import type { OrderPlacer, SignalsDeps } from './signals.deps.ts';
 import type { HookRow, SignalsRepository } from './signals.repository.ts';
-import type { SettleSignalAlertsResult as SettleResult } from './settle-signal-alerts.job.ts';
 
 export interface AlertAnswer {
   /**
@@ -84,7 +79,6 @@ function allowed(hook: HookRow, ip: string | undefined): boolean {
 
 export function createAlertsService(deps: {
   repo: SignalsRepository;
-  hooks: Pick<HooksService, 'requireOwnerMayTrade'>;
   cache: Pick<Cache, 'incr'>;
   limits: {
     hookPerMinute: number;
@@ -100,13 +94,13 @@ export function createAlertsService(deps: {
    * it over (decision 710; claimTakeOverAfterMs, from the order step's bounds).
    */
   takeOverAfterMs: number;
-  /** The order step (decision 221); null where trading is not wired: the order step then answers 503. */
-  placer: OrderPlacer | null;
-  events: SignalsDeps['events'];
+  /** Places an alert's order through the door, and reports an alert that made none (alert-order-step.ts). */
+  step: AlertOrderStep;
   clock: Clock;
   logger: Logger;
 }) {
-  const { repo, hooks, cache, limits, ackWithinMs, takeOverAfterMs, placer, events, clock, logger } = deps;
+  const { repo, cache, limits, ackWithinMs, takeOverAfterMs, step, clock, logger } = deps;
+  const { place, refuse } = step;
   const shared = new Set(limits.sharedAddresses);
   /** Whether the address is one many users' alerts come from (an IPv4-mapped IPv6 address as its IPv4). */
   const isShared = (ip: string | undefined) =>
@@ -134,35 +128,6 @@ export function createAlertsService(deps: {
       throw rateLimited(address.resetMs / 1000, 'Too many refused alerts from this address; try again later');
     if (!hook) return false;
     return (await cache.incr(`signals:failed:hook:${hook.id}`, WINDOW_MS, limit)).count <= limit;
-  }
-
-  /** An alert that proved the secret made no order: counted (or only noted) on its hook, and the owner told. */
-  async function report(hook: HookRow, status: number, reason: string, counted: boolean): Promise<void> {
-    const now = clock.now();
-    if (counted) await repo.countRefused(hook.id, `${status}: ${reason}`, now);
-    else await repo.noteError(hook.id, `${status}: ${reason}`, now);
-    await events.user(hook.userId, 'signal.refused', { hook_id: hook.id, hook_name: hook.name, status, reason });
-  }
-
-  async function refuse(hook: HookRow, error: AppError, counted: boolean): Promise<never> {
-    await report(hook, error.status, typeof error.detail === 'string' ? error.detail : summary(error), counted);
-    throw error;
-  }
-
-  async function place(hook: HookRow, alert: AlertOrder, alertKey: string): Promise<Placed> {
-    if (!placer) throw unavailable('trading is not available');
-    await hooks.requireOwnerMayTrade(hook.userId, hook.mode);
-    return placer.place(hook.userId, {
-      exchange: hook.exchange,
-      symbol: alert.symbol,
-      side: alert.side,
-      type: alert.type,
-      mode: hook.mode,
-      size: alert.size,
-      price: alert.price,
-      hookId: hook.id,
-      alertKey,
-    });
   }
 
   /**
@@ -242,7 +207,7 @@ export function createAlertsService(deps: {
     }
   }
 
-  const service = {
+  return {
     /**
      * The per-address throttle, first of all and before the body is read (decision 690): past it nothing
      * is written, whatever the body; an oversized one included.
@@ -325,100 +290,14 @@ export function createAlertsService(deps: {
       });
       return { status: 202, orderId: null };
     },
-
-    /**
-     * The settle-signal-alerts job (decision 1160): a claim still owing its alert's order whose holder has
-     * not written for the order step's bound (its process died after the alert was answered) is taken over
-     * and settled: with the order the alert's key names, if the door stored one; else by placing the alert
-     * while it is within the hook's max_lag_seconds of when it was fired; else it is given up, counted as
-     * refused on its hook and the owner told. One the pass cannot settle (the database or the venue away)
-     * is left for a later pass.
-     */
-    async settle(): Promise<SettleResult> {
-      const result: SettleResult = { checked: 0, recorded: 0, placed: 0, refused: 0, expired: 0, failed: 0 };
-      for (;;) {
-        const now = clock.now();
-        const before = new Date(now.getTime() - takeOverAfterMs);
-        const page = await repo.owed(before, SETTLE_PAGE);
-        for (const claim of page) {
-          // Another instance's pass, or a repeat of the alert, took it first: it is theirs.
-          if (!(await repo.takeOver(claim.hookId, claim.alertKey, now, before))) continue;
-          result.checked += 1;
-          const hook = await repo.byId(claim.hookId);
-          if (!hook) continue;
-          try {
-            result[await settleOne(hook, claim.alertKey, claim.alert, now)] += 1;
-          } catch (error) {
-            result.failed += 1;
-            logger.warn({ err: error, hookId: hook.id }, 'an owed alert left for the next pass');
-          }
-        }
-        if (page.length < SETTLE_PAGE || result.checked >= SETTLE_MAX) return result;
-      }
-    },
   };
-
-  async function settleOne(
-    hook: HookRow,
-    alertKey: string,
-    alert: OwedAlert,
-    claimed: Date,
-  ): Promise<'recorded' | 'placed' | 'refused' | 'expired'> {
-    if (!placer) throw unavailable('trading is not available');
-    const stored = await placer.placedFor(hook.userId, hook.id, alertKey);
-    if (stored) {
-      await repo.placed(hook.id, alertKey, stored);
-      return 'recorded';
-    }
-    if (!isStillOwed(alert, clock.now(), hook.maxLagSeconds)) {
-      await repo.giveUp(hook.id, alertKey, claimed);
-      logger.warn({ hookId: hook.id, alertKey }, 'an owed alert given up: older than its max_lag_seconds');
-      await report(
-        hook,
-        503,
-        `not placed: the server stopped while placing the alert fired at ${alert.firedAt}, which was more than ` +
-          `${hook.maxLagSeconds} s (max_lag_seconds) old when it was found`,
-        true,
-      );
-      return 'expired';
-    }
-    let placed: Placed;
-    try {
-      placed = await place(hook, alert, alertKey);
-    } catch (error) {
-      // Not now (the venue or the database away, the owner's order rate full): owed still, for a later
-      // pass while the alert stays within its max_lag_seconds, then given up and told as above.
-      if (!(error instanceof AppError) || error.status === 429 || error.status >= 500) throw error;
-      await repo.release(hook.id, alertKey, claimed);
-      await report(hook, error.status, typeof error.detail === 'string' ? error.detail : summary(error), true);
-      return 'refused';
-    }
-    await repo.placed(hook.id, alertKey, placed.orderId);
-    if (!placed.created) return 'recorded';
-    await repo.countAccepted(hook.id, clock.now());
-    return 'placed';
-  }
-
-  return service;
 }
-
-/** Owed claims read per statement, and settled per pass at most (the rest wait for the next pass). */
-const SETTLE_PAGE = 100;
-const SETTLE_MAX = 1_000;
-
-/** What the order door answered: the order, and whether this call made it (false: its key named an earlier one). */
-type Placed = { orderId: string; created: boolean };
 
 /** The alert was placed before (by an earlier copy): its order. */
 class Repeat extends Error {
   constructor(readonly orderId: string) {
     super('repeat');
   }
-}
-
-function summary(error: AppError): string {
-  if (!Array.isArray(error.detail)) return error.message;
-  return error.detail.map((issue) => `${issue.loc.slice(1).join('.') || 'body'}: ${issue.msg}`).join('; ');
 }
 
 export type AlertsService = ReturnType<typeof createAlertsService>;

@@ -9,6 +9,8 @@ import { isVenue } from '../exchange/index.ts';
 import { createOrderPlacer } from './adapters/order-placer.ts';
 import { claimTakeOverAfterMs } from './alerts.domain.ts';
 import { createAlertsService } from './alerts.service.ts';
+import { createAlertOrderStep } from './alert-order-step.ts';
+import { createAlertSettler } from './alert-settle.service.ts';
 import { createHooksService } from './hooks.service.ts';
 import { alertsRoutes } from './routes/alerts.routes.ts';
 import { hooksRoutes } from './routes/hooks.routes.ts';
@@ -43,9 +45,9 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
     paperFree: (userId, asset) => deps.paper.free(userId, asset),
     liveTrading: config.orders.liveTrading,
   });
+  const step = createAlertOrderStep({ repo, hooks, placer, events: deps.events, clock });
   const alerts = createAlertsService({
     repo,
-    hooks,
     cache,
     limits: {
       hookPerMinute: config.signals.hookLimitPerMinute,
@@ -55,18 +57,18 @@ export function createSignalsModule(platform: Platform, deps: SignalsDeps) {
     },
     ackWithinMs: config.signals.ackWithinMs,
     takeOverAfterMs: alertClaimTakeOverAfterMs(config),
-    placer,
-    events: deps.events,
+    step,
     clock,
     logger,
   });
+  const settler = createAlertSettler({ repo, step, takeOverAfterMs: alertClaimTakeOverAfterMs(config), clock, logger });
   return {
     name: 'signals',
     routes: async (app: FastifyInstance) => {
       await app.register(hooksRoutes({ hooks, guards: deps.guards, publicUrl: config.signals.publicUrl }));
       await app.register(alertsRoutes({ alerts }));
     },
-    jobs: [bindJob(pruneSignalAlertsJob, { alerts: repo }), bindJob(settleSignalAlertsJob, { alerts })],
+    jobs: [bindJob(pruneSignalAlertsJob, { alerts: repo }), bindJob(settleSignalAlertsJob, { alerts: settler })],
     /** Removes every hook of an account a provider's first link claims (decision 790). */
     removeAllOnClaim: hooks.removeAllOnClaim,
   };

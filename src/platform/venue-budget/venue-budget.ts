@@ -16,12 +16,12 @@
 //   counts so (281), and a key's calls go one at a time where the venue needs its nonces in order (280).
 // What a venue's requests weigh is declared by that venue's adapter code (`describe`), not here.
 // Redis is an accelerator here too: when a command fails or is slow, this instance counts alone.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.ts';
 import { createMemoryCache } from '../cache/cache.ts';
 import type { Clock } from '../clock.ts';
 import { BudgetRefusal, UserShareRefusal } from './budget-refusals.ts';
+import { scopedCaller, scopedShare } from './budget-scopes.ts';
 import { createBudgetMetrics, type BudgetMetrics } from './budget-metrics.ts';
 import { createKeyAccounts } from './key-accounts.ts';
 import { createKeyCounters, KeyLimitRefusal, ipBurst, type KeyLimit } from './key-limits.ts';
@@ -32,6 +32,7 @@ import { withTimeout } from '../timeouts.ts';
 
 export { BudgetRefusal, UserShareRefusal, budgetView } from './budget-refusals.ts';
 export { KeyLimitRefusal } from './key-limits.ts';
+export { withBudgetCaller, withBudgetShare } from './budget-scopes.ts';
 export type { BreakerState, BudgetState, VenueBudget, VenueProfile } from './budget-types.ts';
 
 const WINDOW_MS = 60_000;
@@ -43,26 +44,6 @@ const LIMIT_REFRESH_MS = 30_000;
 export const FAILURE_BREAKER = { failures: 5, pauseMs: 30_000 } as const;
 /** The limit of a venue whose weights are not modelled: never reached, one weight per call. */
 const UNMODELLED_LIMIT = 1_000_000_000;
-
-const shareScope = new AsyncLocalStorage<number>();
-const callerScope = new AsyncLocalStorage<string>();
-
-/**
- * Runs `work` with calls admitted only while the minute's weight stays within `share` of the cap,
- * e.g. background syncs that must leave room for users' own requests.
- */
-export function withBudgetShare<T>(share: number, work: () => Promise<T>): Promise<T> {
-  const outer = shareScope.getStore() ?? 1;
-  return shareScope.run(Math.min(outer, share), work);
-}
-
-/**
- * Runs `work` with the calls it makes charged to `caller`'s share of the minute (as a user's are, decision
- * 200) when the fetch names no user: an anonymous caller's loads under keys it chooses (decision 1190).
- */
-export function withBudgetCaller<T>(caller: string, work: () => Promise<T>): Promise<T> {
-  return callerScope.run(caller, work);
-}
 
 export function createVenueBudgets(deps: {
   cache: Cache;
@@ -259,9 +240,9 @@ export function createVenueBudgets(deps: {
       },
 
       async acquire(weight, named) {
-        const user = named ?? callerScope.getStore();
+        const user = named ?? scopedCaller();
         await refreshLimit();
-        const share = shareScope.getStore() ?? 1;
+        const share = scopedShare();
         const refusedByBreaker = (open: BreakerState) => {
           metrics?.refused(id, 'breaker');
           return breakerRefusal(open);
@@ -310,7 +291,7 @@ export function createVenueBudgets(deps: {
       },
 
       async release(weight, named) {
-        const user = named ?? callerScope.getStore();
+        const user = named ?? scopedCaller();
         const minute = minuteOf(now());
         await store((c) => c.subtract(windowKey(minute), weight));
         if (user !== undefined) await store((c) => c.subtract(userKey(minute, user), weight));

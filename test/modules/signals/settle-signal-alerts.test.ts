@@ -212,6 +212,25 @@ describe(JOB, () => {
     assert.equal((await claimOf(hook.id, 'outage'))?.alert, null);
   });
 
+  it('a send the venue takes and answers 503: the order is the one the door stored, never sent again', async () => {
+    const hook = await makeHook({ max_lag_seconds: 86_400 });
+    const before = sent();
+    await stoppedCopy(hook.id, 'unsure', owed());
+    o.book.fault('503-after', { apiKey: trader.account.apiKey });
+    o.clock.advance(bound + 1);
+    const first = await runJob(o.t.app, JOB);
+    assert.equal(sent(), before + 1, 'the venue took it once');
+    const [orderId, ...others] = await ordersOf(hook.id, 'unsure');
+    assert.ok(orderId, 'the door stored the order before it was sent');
+    assert.deepEqual(others, []);
+    assert.deepEqual(first.result, { ...NONE, checked: 1, placed: 1 }, JSON.stringify(first));
+    assert.deepEqual(await claimOf(hook.id, 'unsure'), { order_id: orderId, alert: null });
+
+    o.clock.advance(bound + 1);
+    assert.deepEqual((await runJob(o.t.app, JOB)).result, NONE);
+    assert.equal(sent(), before + 1, 'never sent again');
+  });
+
   it('is triggered with the scheduled-job secret only', async () => {
     const hook = await makeHook({ mode: 'paper', max_lag_seconds: 86_400 });
     const alert = owed();
