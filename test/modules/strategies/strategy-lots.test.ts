@@ -12,24 +12,15 @@ import { createStrategiesRepository } from '../../../src/modules/strategies/stra
 import { createUserStrategiesService } from '../../../src/modules/strategies/user-strategies.service.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { planClient, rowsRead, statementPlansOf } from '../../helpers/plans.ts';
+import { seeded } from '../../helpers/seeded.ts';
 import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
 
 const START = Date.UTC(2026, 0, 1);
 
-/** Seeded (mulberry32): the same history on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** Orders of one fill, or sells of two: mostly buys, on two markets, fees in either asset; a minute apart. */
 function history(seed: number, orders: number, prefix: string): StrategyFill[][] {
-  const next = random(seed);
+  // Seeded: the same history on every run.
+  const next = seeded(seed);
   let price = 100;
   return Array.from({ length: orders }, (_, i) => {
     price = Math.max(1, price * (1 + (next() - 0.5) / 10));
