@@ -5,6 +5,8 @@ import { createModules } from '../../../src/app.ts';
 import type { TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
 import type { Platform } from '../../../src/platform/platform.ts';
 import type { FastifyInstance } from 'fastify';
+import assert from 'node:assert/strict';
+import { signIn } from '../../helpers/test-app.ts';
 
 export const JOB_SECRET = 'job-secret-0123456789abcdef';
 /** A whole minute a few minutes before the real time: the Binance fake serves candles up to the real now. */
@@ -69,4 +71,31 @@ export async function runJob(app: FastifyInstance, job: string): Promise<any> {
 /** The jobs module as app.ts wires it, over fresh instances of the modules it uses. */
 export function jobsModuleFor(platform: Platform, timers?: TimerFactory, lostRunSweepMs?: number) {
   return createModules(platform, { jobTimers: timers, lostRunSweepMs }).jobs;
+}
+
+/**
+ * One intel event about `symbol`, 30 hours old (so matured), made by a new admin: the autopilot's next run
+ * scores it, asking the market for its candles (which a test holds back to make the run last).
+ */
+export async function maturedIntel(
+  t: { app: FastifyInstance; database: Parameters<typeof signIn>[1] },
+  symbol: string,
+  direction: 'up' | 'down' = 'up',
+): Promise<void> {
+  const admin = await signIn(t.app, t.database, { role: 'admin' });
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/command-center/intel',
+    headers: admin.headers,
+    payload: {
+      event_type: 'x',
+      asset: symbol.replace(/USDT$/, ''),
+      symbol,
+      direction,
+      source: 's',
+      strength: 0.5,
+      detected_at: ago(30 * HOUR).toISOString(),
+    },
+  });
+  assert.equal(created.statusCode, 201, created.body);
 }

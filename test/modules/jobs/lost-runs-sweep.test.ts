@@ -12,8 +12,18 @@ import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
 import { recordStatements } from '../../helpers/statements.ts';
 import { after, before, beforeEach, describe, it } from '../../helpers/suite.ts';
-import { buildTestApp, resetDatabase, signIn, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
-import { ago, awaitRun, HOUR, JOB_SECRET, jobsModuleFor, NOW, readRun, trigger } from './jobs-fixtures.ts';
+import { buildTestApp, resetDatabase, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
+import {
+  ago,
+  awaitRun,
+  HOUR,
+  JOB_SECRET,
+  jobsModuleFor,
+  maturedIntel,
+  NOW,
+  readRun,
+  trigger,
+} from './jobs-fixtures.ts';
 
 const TOKENS = 'cleanup-expired-tokens';
 const SESSIONS = 'cleanup-device-sessions';
@@ -100,22 +110,7 @@ describe('the sweep of lost runs', () => {
   });
 
   it('leaves running a run in progress in this process', async () => {
-    const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/admin/command-center/intel',
-      headers: admin.headers,
-      payload: {
-        event_type: 'x',
-        asset: 'SWEPT',
-        symbol: 'SWEPTUSDT',
-        direction: 'up',
-        source: 's',
-        strength: 0.5,
-        detected_at: ago(30 * HOUR).toISOString(),
-      },
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await maturedIntel(t, 'SWEPTUSDT');
     const market = binance.hold({ times: 2, pathPrefix: '/api/v3/klines' });
     let released = false;
     try {

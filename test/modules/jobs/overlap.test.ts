@@ -18,9 +18,9 @@ import { createPlatform } from '../../../src/platform/platform.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { startTcpProxy } from '../../fakes/tcp-proxy.ts';
 import { after, before, beforeEach, describe, it } from '../../helpers/suite.ts';
-import { buildTestApp, resetDatabase, signIn, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, resetDatabase, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../market/market-fixtures.ts';
-import { ago, awaitRun, HOUR, JOB_SECRET, NOW, readRun, trigger } from './jobs-fixtures.ts';
+import { awaitRun, JOB_SECRET, maturedIntel, NOW, readRun, trigger } from './jobs-fixtures.ts';
 import type { JobName } from '../../../src/modules/jobs/jobs.domain.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
 
@@ -54,22 +54,7 @@ describe('overlapping runs', () => {
    * test uses its own symbol: candles already fetched would come from the market cache.
    */
   async function slowRunAhead(symbol: string): Promise<{ release(): void }> {
-    const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/admin/command-center/intel',
-      headers: admin.headers,
-      payload: {
-        event_type: 'x',
-        asset: symbol.replace('USDT', ''),
-        symbol,
-        direction: 'up',
-        source: 's',
-        strength: 0.5,
-        detected_at: ago(30 * HOUR).toISOString(),
-      },
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await maturedIntel(t, symbol);
     return binance.hold({ times: 2, pathPrefix: '/api/v3/klines' });
   }
 

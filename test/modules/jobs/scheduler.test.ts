@@ -10,10 +10,10 @@ import { JOB_NAMES } from '../../../src/declarations.ts';
 import { cronerTimers, triggerWindowSeconds, type TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
-import { buildTestApp, signIn, type TestApp } from '../../helpers/test-app.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { inTimeZone } from '../../helpers/time-zone.ts';
 import { waitFor } from '../market/market-fixtures.ts';
-import { ago, HOUR, JOB_SECRET, jobsModuleFor, NOW, trigger } from './jobs-fixtures.ts';
+import { JOB_SECRET, jobsModuleFor, maturedIntel, NOW, trigger } from './jobs-fixtures.ts';
 
 /** Timers that fire only when the test says so. */
 function manualTimers() {
@@ -105,22 +105,7 @@ describe('in-process scheduler', () => {
   );
 
   it('waits on stop for a run in progress, so it finishes before the database closes', async () => {
-    const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/admin/command-center/intel',
-      headers: admin.headers,
-      payload: {
-        event_type: 'x',
-        asset: 'DOT',
-        symbol: 'DOTUSDT',
-        direction: 'down',
-        source: 's',
-        strength: 0.5,
-        detected_at: ago(30 * HOUR).toISOString(),
-      },
-    });
-    assert.equal(created.statusCode, 201);
+    await maturedIntel(t, 'DOTUSDT', 'down');
     binance.delay(700, { times: 2, pathPrefix: '/api/v3/klines' });
     const { factory, timers } = manualTimers();
     const jobs = jobsModuleFor(t.platform, factory);
@@ -150,22 +135,7 @@ describe('in-process scheduler', () => {
           ...env,
         },
       });
-      const admin = await signIn(app.app, app.database, { role: 'admin' });
-      const created = await app.app.inject({
-        method: 'POST',
-        url: '/api/admin/command-center/intel',
-        headers: admin.headers,
-        payload: {
-          event_type: 'x',
-          asset: symbol.replace('USDT', ''),
-          symbol,
-          direction: 'up',
-          source: 's',
-          strength: 0.5,
-          detected_at: ago(30 * HOUR).toISOString(),
-        },
-      });
-      assert.equal(created.statusCode, 201);
+      await maturedIntel(app, symbol);
       binance.delay(1_500, { times: 2, pathPrefix: '/api/v3/klines' });
       const started = await trigger(app.app, 'strategy-autopilot/evaluate');
       assert.equal(started.statusCode, 202, started.body);
