@@ -3,35 +3,29 @@
 // post's timeout. A 2xx so answered is delivered once, a 5xx is retried with the answer's first words.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
 import { CHAT_MAX_ANSWER_BYTES } from '../../../src/modules/notifications/adapters/chat-channel.ts';
 import type { ChatMessage } from '../../../src/modules/notifications/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
-// The outbox row's state after the post: the dashboard shows only totals.
-import { outbox } from '../../../src/platform/db/schema.ts';
-import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
 import { ENDLESS_BODY_BYTES } from '../../fakes/endless-body.ts';
-import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { startChatApp, type ChatApp } from './chat-fixtures.ts';
 
 const message: ChatMessage = { source: 'codehost', title: 'Deploy finished', text: 'All green', level: 'info' };
 
 describe("a chat receiver's answer is read within a bound", () => {
-  let receiver: ChatReceiver;
-  let t: TestApp;
+  let f: ChatApp;
+  let receiver: ChatApp['receiver'];
+  let t: ChatApp['t'];
   const clock = fixedClock(new Date());
   before(async () => {
-    receiver = await startChatReceiver({ flavor: 'slack' });
-    t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url, CHAT_WEBHOOK_FORMAT: 'slack' } });
+    f = await startChatApp('slack', clock);
+    ({ receiver, t } = f);
   });
-  after(async () => {
-    await t.close();
-    await receiver.close();
-  });
+  after(() => f.close());
 
   const post = async (title: string) => {
-    const id = (await t.modules.notifications.messages.chat(t.database.db, { ...message, title }, clock.now()))!;
+    const id = await f.enqueue({ ...message, title });
     await t.platform.outbox.drain();
-    return (await t.database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
+    return f.row(id);
   };
   /** What the receiver wrote of its endless answers: a bound's worth and what socket buffers took. */
   const abandoned = async () => {

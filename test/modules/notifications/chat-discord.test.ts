@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
-// The outbox's retry bookkeeping (attempts, next try, dead letters): the dashboard shows only its totals.
-import { outbox } from '../../../src/platform/db/schema.ts';
 import type { ChatMessage } from '../../../src/modules/notifications/index.ts';
-import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
-import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
+import { startChatApp, type ChatApp } from './chat-fixtures.ts';
 
 interface Embed {
   title: string;
@@ -19,21 +15,18 @@ interface Embed {
 }
 
 describe('chat notifications to a Discord-compatible webhook', () => {
-  let receiver: ChatReceiver;
-  let t: TestApp;
+  let f: ChatApp;
+  let receiver: ChatApp['receiver'];
+  let t: ChatApp['t'];
   const clock = fixedClock('2030-03-01T12:00:00.000Z');
   before(async () => {
-    receiver = await startChatReceiver({ flavor: 'discord' });
-    t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url, CHAT_WEBHOOK_FORMAT: 'discord' } });
+    f = await startChatApp('discord', clock);
+    ({ receiver, t } = f);
   });
-  after(async () => {
-    await t.close();
-    await receiver.close();
-  });
+  after(() => f.close());
 
-  const enqueue = async (chat: ChatMessage) =>
-    (await t.modules.notifications.messages.chat(t.database.db, chat, clock.now()))!;
-  const row = async (id: string) => (await t.database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
+  const enqueue = (chat: ChatMessage) => f.enqueue(chat);
+  const row = (id: string) => f.row(id);
 
   it('posts content and one embed coloured by level, and counts the 204 as delivered', async () => {
     const id = await enqueue({

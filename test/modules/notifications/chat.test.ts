@@ -8,8 +8,9 @@ import { CHAT_KIND, enqueue as enqueueRow } from '../../../src/modules/notificat
 import type { ChatMessage } from '../../../src/modules/notifications/index.ts';
 import { createOutboxWorker } from '../../../src/platform/outbox/outbox-worker.ts';
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
-import { buildTestApp, notificationsDeps, signIn, type TestApp } from '../../helpers/test-app.ts';
-import { startChatReceiver, type ChatReceiver } from '../../fakes/chat-webhook.ts';
+import { buildTestApp, notificationsDeps, signIn } from '../../helpers/test-app.ts';
+import { startChatReceiver } from '../../fakes/chat-webhook.ts';
+import { startChatApp, type ChatApp } from './chat-fixtures.ts';
 
 const message: ChatMessage = {
   source: 'codehost',
@@ -24,21 +25,18 @@ const message: ChatMessage = {
 };
 
 describe('chat notifications to a Slack-compatible webhook', () => {
-  let receiver: ChatReceiver;
-  let t: TestApp;
+  let f: ChatApp;
+  let receiver: ChatApp['receiver'];
+  let t: ChatApp['t'];
   const clock = fixedClock(new Date());
   before(async () => {
-    receiver = await startChatReceiver({ flavor: 'slack' });
-    t = await buildTestApp({ clock, env: { CHAT_WEBHOOK_URL: receiver.url, CHAT_WEBHOOK_FORMAT: 'slack' } });
+    f = await startChatApp('slack', clock);
+    ({ receiver, t } = f);
   });
-  after(async () => {
-    await t.close();
-    await receiver.close();
-  });
+  after(() => f.close());
 
-  const enqueue = async (chat: ChatMessage = message) =>
-    (await t.modules.notifications.messages.chat(t.database.db, chat, clock.now()))!;
-  const row = async (id: string) => (await t.database.db.select().from(outbox).where(eq(outbox.id, id)))[0]!;
+  const enqueue = (chat: ChatMessage = message) => f.enqueue(chat);
+  const row = (id: string) => f.row(id);
 
   it('posts text and blocks, and marks the row delivered', async () => {
     const id = await enqueue();
