@@ -11,8 +11,8 @@ import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
 import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
-import { buildTestApp, signIn, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
-import { ago, HOUR, JOB_SECRET, jobsModuleFor, NOW, readRun, runJob, trigger } from './jobs-fixtures.ts';
+import { buildTestApp, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
+import { ago, HOUR, JOB_SECRET, jobsModuleFor, maturedIntel, NOW, readRun, runJob, trigger } from './jobs-fixtures.ts';
 
 const QUICK = 'cleanup-expired-tokens';
 const SLOW = 'strategy-autopilot/evaluate';
@@ -90,22 +90,7 @@ describe('a run that ends while the database is cut', { skip: NO_POSTGRES }, () 
   });
 
   it('is recorded failed, interrupted, by the next run once the database is back', async () => {
-    const admin = await signIn(t.app, t.database, { role: 'admin' });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/admin/command-center/intel',
-      headers: admin.headers,
-      payload: {
-        event_type: 'x',
-        asset: 'LOST',
-        symbol: 'LOSTUSDT',
-        direction: 'up',
-        source: 's',
-        strength: 0.5,
-        detected_at: ago(30 * HOUR).toISOString(),
-      },
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await maturedIntel(t, 'LOSTUSDT');
     const held = binance.hold({ times: 2, pathPrefix: '/api/v3/klines' });
     const started = await trigger(t.app, SLOW);
     assert.equal(started.statusCode, 202, started.body);
