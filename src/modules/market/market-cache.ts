@@ -4,12 +4,15 @@
 //   instances by a short cache lock while the others wait for the winner's value);
 // - when the upstream fails, an entry younger than the stale bound is served with `stale: true`;
 //   otherwise the upstream's error (502/503/504) goes to the caller;
+// - a load refused by its caller's own share of the venue's minute (429) is that caller's answer
+//   alone: the callers who joined it load on their own (decision 1200);
 // - the newest entry of each key is also held in process memory, so a fresh hit costs no round trip
 //   to Redis, and values derived from it (sorted, filtered, indexed) are computed once per entry.
 import { randomUUID } from 'node:crypto';
 import type { Cache } from '../../platform/cache/cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/http/errors.ts';
+import { UserShareRefusal } from '../../platform/venue-budget/venue-budget.ts';
 
 export interface CachePolicy {
   ttlMs: number;
@@ -234,20 +237,27 @@ export function createMarketCache(deps: {
       : undefined;
   }
 
+  /** The value of `key`: fresh from cache, loaded once for all concurrent callers, or stale on failure. */
+  function get<T>(key: string, policy: CachePolicy, load: () => Promise<T>): Promise<Served<T>> {
+    const fresh = peek<T>(key, policy);
+    if (fresh) return Promise.resolve(fresh);
+    const joined = inflight.get(key) as Promise<Served<T>> | undefined;
+    if (joined) {
+      // The caller whose load this is may have spent its own share of the venue's minute: that refusal
+      // is not ours, so we ask again, joining a later load or making our own (decision 1200).
+      return joined.catch((error: unknown) => {
+        if (error instanceof UserShareRefusal) return get(key, policy, load);
+        throw error;
+      });
+    }
+    const flight = refresh(key, policy, load).finally(() => inflight.delete(key));
+    inflight.set(key, flight);
+    return flight;
+  }
+
   return {
     peek,
-
-    /** The value of `key`: fresh from cache, loaded once for all concurrent callers, or stale on failure. */
-    get<T>(key: string, policy: CachePolicy, load: () => Promise<T>): Promise<Served<T>> {
-      const fresh = peek<T>(key, policy);
-      if (fresh) return Promise.resolve(fresh);
-      let flight = inflight.get(key) as Promise<Served<T>> | undefined;
-      if (!flight) {
-        flight = refresh(key, policy, load).finally(() => inflight.delete(key));
-        inflight.set(key, flight);
-      }
-      return flight;
-    },
+    get,
 
     /** `compute(...inputs)`, recomputed only when one of the inputs is a different object. */
     derive<R>(key: string, inputs: readonly unknown[], compute: () => R): R {

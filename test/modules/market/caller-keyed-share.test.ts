@@ -117,5 +117,13 @@ describe("an anonymous caller multiplying market cache keys cannot spend everyon
     assert.deepEqual(tally(responses), { ok: responses.length, refused: 0 }, 'every user got through');
     // A window the held address loaded before is still answered from the cache.
     assert.equal((await window(0, '203.0.113.7')).statusCode, 200);
+
+    // The held address and another ask for the same new window at once: the held one's load is refused by
+    // its share, and the other, who joined that load, loads the window on its own share (decision 1200).
+    const klines = h.fake.countRequests('/api/v3/klines');
+    const [mine, theirs] = await Promise.all([window(200_000, '203.0.113.7'), window(200_000, '203.0.113.9')]);
+    assert.equal(mine.statusCode, 429, mine.body);
+    assert.equal(theirs.statusCode, 200, theirs.body);
+    assert.equal(h.fake.countRequests('/api/v3/klines') - klines, 1, 'the window was loaded once');
   });
 });
