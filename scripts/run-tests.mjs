@@ -52,6 +52,9 @@ const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' };
 // Each file's process reports its CPU time here when it exits (test/helpers/usage.mjs).
 const usageDir = mkdtempSync(path.join(tmpdir(), 'tp-usage-'));
 env.TEST_USAGE_DIR = usageDir;
+// Each file's PostgreSQL database is named here when made, and dropped with the template when the run ends
+// (test/helpers/test-postgres.ts, decision 1210).
+env.TEST_DATABASES_DIR = mkdtempSync(path.join(tmpdir(), 'tp-databases-'));
 
 // The built server and CLI, which the process tests run as `npm start` does, built once up front.
 await ensureBuilt();

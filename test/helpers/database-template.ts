@@ -7,10 +7,11 @@
 //           (pglite-image.ts), which would pull it from under files still to start.
 //           PostgreSQL (DATABASE_URL): makes a migrated template database and prints
 //           {"TEST_DATABASE_TEMPLATE": name}, which each file's database is created from.
-//   drop    drops that template database, or removes the run's tar.
+//   drop    drops that template database and the files' databases named in TEST_DATABASES_DIR
+//           (test/helpers/test-postgres.ts), or removes the run's tar.
 import pg from 'pg';
 import { openDatabase } from '../../src/platform/db/database.ts';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { hasPgliteImage, pgliteImageDir, writePgliteImage } from '../../src/platform/db/pglite-image.ts';
@@ -56,10 +57,17 @@ async function drop(): Promise<void> {
   if (image && path.basename(path.dirname(image)).startsWith(RUN_IMAGE_PREFIX)) {
     rmSync(path.dirname(image), { recursive: true, force: true });
   }
+  const filesDir = process.env.TEST_DATABASES_DIR;
+  const names = filesDir ? readdirSync(filesDir).filter((name) => /^test_\w+$/.test(name)) : [];
+  if (filesDir) rmSync(filesDir, { recursive: true, force: true });
   const url = process.env.DATABASE_URL;
-  const name = process.env.TEST_DATABASE_TEMPLATE;
-  if (!url || !name) return;
-  await admin(url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  if (!url) return;
+  const template = process.env.TEST_DATABASE_TEMPLATE;
+  if (template) names.push(template);
+  // All at once: concurrent drops wait on the same few checkpoints instead of one each.
+  await Promise.all(
+    names.map((name) => admin(url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+  );
 }
 
 const command = process.argv[2];
