@@ -1,7 +1,8 @@
 // A small Fastify app wired with the production validation and error handling, and helpers to
 // read its 422s; shared by the validation test files.
 import assert from 'node:assert/strict';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { after, before } from 'node:test';
+import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
 import { Type } from 'typebox';
 import { registerErrorHandling } from '../../../src/platform/http/error-handler.ts';
 import { unauthenticated } from '../../../src/platform/http/errors.ts';
@@ -103,19 +104,35 @@ export function issueAt(response: Answer, loc: (string | number)[]): Issue {
   return found;
 }
 
+/** Asserts that the 422 holds, at the expected issue's loc, exactly that issue. */
+export function assertExactIssue(response: Answer, expected: Issue): void {
+  assert.deepEqual(issueAt(response, expected.loc), expected);
+}
+
 export const validThing = { title: 'Buy', count: 1, permissions: ['read'] };
 
 /** Request helpers bound to one app. */
 export function client(app: () => FastifyInstance) {
+  const postJson = async (url: string, payload: string) =>
+    app().inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload });
   return {
+    inject: async (options: InjectOptions) => app().inject(options),
     getItem: async (query: string, headers: Record<string, string> = { 'x-trace': 'abc' }, id = ID) =>
       app().inject({ method: 'GET', url: `/items/${id}?${query}`, headers }),
-    postThing: async (body: unknown, query = '') =>
-      app().inject({
-        method: 'POST',
-        url: `/things/${ID}?${query}`,
-        headers: { 'content-type': 'application/json' },
-        payload: JSON.stringify(body),
-      }),
+    postThing: async (body: unknown, query = '') => postJson(`/things/${ID}?${query}`, JSON.stringify(body)),
+    /** Posts the text as it is, declared as JSON. */
+    postRaw: async (payload: string) => postJson(`/things/${ID}`, payload),
   };
+}
+
+/** One app for the enclosing suite, built before its tests and closed after them, and helpers bound to it. */
+export function validationApp() {
+  let app: FastifyInstance;
+  before(async () => {
+    app = await buildValidationApp();
+  });
+  after(async () => {
+    await app.close();
+  });
+  return client(() => app);
 }

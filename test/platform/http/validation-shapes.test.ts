@@ -1,23 +1,15 @@
 // The 422 shape for closed sets, formats, containers and malformed JSON, and how issues are
 // reported together; same app and expectations as validation.test.ts.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { buildValidationApp, client, ID, issueAt, issuesOf, validThing } from './validation-fixture.ts';
+import { describe, it } from 'node:test';
+import { assertExactIssue, ID, issueAt, issuesOf, validationApp, validThing } from './validation-fixture.ts';
 
 describe('422 validation errors in the Pydantic v2 shape: sets, formats, containers, JSON, reporting', () => {
-  let app: FastifyInstance;
-  before(async () => {
-    app = await buildValidationApp();
-  });
-  after(async () => {
-    await app.close();
-  });
-  const { getItem, postThing } = client(() => app);
+  const { getItem, inject, postRaw, postThing } = validationApp();
 
   describe('closed sets', () => {
     it('enum lists the values as Pydantic does', async () => {
-      assert.deepEqual(issueAt(await getItem('name=abc&sort=up'), ['query', 'sort']), {
+      assertExactIssue(await getItem('name=abc&sort=up'), {
         type: 'enum',
         loc: ['query', 'sort'],
         msg: "Input should be 'asc' or 'desc'",
@@ -27,7 +19,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
     });
 
     it("literal_error with \"'a', 'b' or 'c'\"", async () => {
-      assert.deepEqual(issueAt(await getItem('name=abc&kind=d'), ['query', 'kind']), {
+      assertExactIssue(await getItem('name=abc&kind=d'), {
         type: 'literal_error',
         loc: ['query', 'kind'],
         msg: "Input should be 'a', 'b' or 'c'",
@@ -39,7 +31,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
     it('a union of literals is one literal_error listing all of them, whatever the input type', async () => {
       const expected = "'critical', 'high', 'medium' or 'low'";
       for (const priority of ['urgent', 5]) {
-        assert.deepEqual(issueAt(await postThing({ ...validThing, priority }), ['body', 'priority']), {
+        assertExactIssue(await postThing({ ...validThing, priority }), {
           type: 'literal_error',
           loc: ['body', 'priority'],
           msg: `Input should be ${expected}`,
@@ -75,7 +67,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
         ['12345678-1234-1234-1234-1234567890123', 'invalid group length in group 4: expected 12, found 13'],
       ];
       for (const [input, error] of cases) {
-        assert.deepEqual(issueAt(await getItem('name=abc', undefined, input), ['path', 'item_id']), {
+        assertExactIssue(await getItem('name=abc', undefined, input), {
           type: 'uuid_parsing',
           loc: ['path', 'item_id'],
           msg: `Input should be a valid UUID, ${error}`,
@@ -94,7 +86,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
     });
 
     it("datetime_from_date_parsing with Pydantic's reason", async () => {
-      assert.deepEqual(issueAt(await getItem('name=abc&since=2024-13-01'), ['query', 'since']), {
+      assertExactIssue(await getItem('name=abc&since=2024-13-01'), {
         type: 'datetime_from_date_parsing',
         loc: ['query', 'since'],
         msg: 'Input should be a valid datetime or date, month value is outside expected range of 1-12',
@@ -117,13 +109,13 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
 
   describe('containers', () => {
     it('list_type, dict_type and model_attributes_type', async () => {
-      assert.deepEqual(issueAt(await postThing({ ...validThing, permissions: 'read' }), ['body', 'permissions']), {
+      assertExactIssue(await postThing({ ...validThing, permissions: 'read' }), {
         type: 'list_type',
         loc: ['body', 'permissions'],
         msg: 'Input should be a valid list',
         input: 'read',
       });
-      assert.deepEqual(issueAt(await postThing({ ...validThing, meta: [1] }), ['body', 'meta']), {
+      assertExactIssue(await postThing({ ...validThing, meta: [1] }), {
         type: 'dict_type',
         loc: ['body', 'meta'],
         msg: 'Input should be a valid dictionary',
@@ -142,12 +134,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
 
   describe('malformed JSON', () => {
     it("json_invalid at the character offset, with Python's reason", async () => {
-      const response = await app.inject({
-        method: 'POST',
-        url: `/things/${ID}`,
-        headers: { 'content-type': 'application/json' },
-        payload: '{"title": }',
-      });
+      const response = await postRaw('{"title": }');
       assert.deepEqual(issuesOf(response), [
         {
           type: 'json_invalid',
@@ -164,12 +151,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
         ['{"a":1,}', 7, 'Expecting property name enclosed in double quotes'],
         ['{"a":1 "b":2}', 7, "Expecting ',' delimiter"],
       ] as const) {
-        const response = await app.inject({
-          method: 'POST',
-          url: `/things/${ID}`,
-          headers: { 'content-type': 'application/json' },
-          payload,
-        });
+        const response = await postRaw(payload);
         assert.deepEqual(issuesOf(response)[0], {
           type: 'json_invalid',
           loc: ['body', offset],
@@ -185,7 +167,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
     const nul = 'text must not contain the NUL character (\\u0000)';
 
     it('text with a NUL character, in a query, a body value or a body key', async () => {
-      assert.deepEqual(issueAt(await getItem('name=a%00b'), ['query', 'name']), {
+      assertExactIssue(await getItem('name=a%00b'), {
         type: 'value_error',
         loc: ['query', 'name'],
         msg: `Value error, ${nul}`,
@@ -206,12 +188,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
     });
 
     it('finite_number for a number too large to be finite', async () => {
-      const response = await app.inject({
-        method: 'POST',
-        url: `/things/${ID}`,
-        headers: { 'content-type': 'application/json' },
-        payload: '{"title":"Buy","count":1,"permissions":[],"ratio":1e400}',
-      });
+      const response = await postRaw('{"title":"Buy","count":1,"permissions":[],"ratio":1e400}');
       assert.deepEqual(issuesOf(response), [
         { type: 'finite_number', loc: ['body', 'ratio'], msg: 'Input should be a finite number', input: null },
       ]);
@@ -233,7 +210,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
 
   describe('reporting', () => {
     it('reports every invalid field, in the order path, query, header, body', async () => {
-      const response = await app.inject({
+      const response = await inject({
         method: 'POST',
         url: '/things/not-a-uuid?dry_run=perhaps',
         headers: { 'content-type': 'application/json' },
@@ -273,7 +250,7 @@ describe('422 validation errors in the Pydantic v2 shape: sets, formats, contain
     });
 
     it('authentication runs first: no 422 without credentials', async () => {
-      const response = await app.inject({ method: 'GET', url: '/guarded?limit=0' });
+      const response = await inject({ method: 'GET', url: '/guarded?limit=0' });
       assert.equal(response.statusCode, 401);
       assert.deepEqual(response.json(), { detail: 'Not authenticated' });
     });

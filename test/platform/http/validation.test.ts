@@ -1,23 +1,15 @@
 // The 422 shape, field by field, through a real Fastify app wired with the production validation
 // and error handling. Expected items are what FastAPI/Pydantic v2 answer for the same declarations.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { buildValidationApp, client, ID, issueAt, issuesOf, validThing } from './validation-fixture.ts';
+import { describe, it } from 'node:test';
+import { assertExactIssue, ID, issueAt, issuesOf, validationApp, validThing } from './validation-fixture.ts';
 
 describe('422 validation errors in the Pydantic v2 shape: missing fields, numbers, booleans, strings', () => {
-  let app: FastifyInstance;
-  before(async () => {
-    app = await buildValidationApp();
-  });
-  after(async () => {
-    await app.close();
-  });
-  const { getItem, postThing } = client(() => app);
+  const { getItem, inject, postThing } = validationApp();
 
   describe('missing', () => {
     it('a query parameter: input null', async () => {
-      assert.deepEqual(issueAt(await getItem(''), ['query', 'name']), {
+      assertExactIssue(await getItem(''), {
         type: 'missing',
         loc: ['query', 'name'],
         msg: 'Field required',
@@ -26,7 +18,7 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
     });
 
     it('a header: input null, the header name lower-cased', async () => {
-      assert.deepEqual(issueAt(await getItem('name=abc', {}), ['header', 'x-trace']), {
+      assertExactIssue(await getItem('name=abc', {}), {
         type: 'missing',
         loc: ['header', 'x-trace'],
         msg: 'Field required',
@@ -43,12 +35,12 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
     });
 
     it('the whole body: loc ["body"], input null', async () => {
-      const response = await app.inject({ method: 'POST', url: `/things/${ID}` });
+      const response = await inject({ method: 'POST', url: `/things/${ID}` });
       assert.deepEqual(issuesOf(response), [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
     });
 
     it('a body that requires nothing may be left out, and gets its defaults', async () => {
-      const response = await app.inject({ method: 'POST', url: '/optional' });
+      const response = await inject({ method: 'POST', url: '/optional' });
       assert.equal(response.statusCode, 200);
       assert.deepEqual(response.json(), { note: 'none' });
     });
@@ -61,7 +53,7 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
   describe('numbers', () => {
     for (const raw of ['abc', '1.5', '']) {
       it(`int_parsing for the query string "${raw}", quoting the raw string`, async () => {
-        assert.deepEqual(issueAt(await getItem(`name=abc&limit=${raw}`), ['query', 'limit']), {
+        assertExactIssue(await getItem(`name=abc&limit=${raw}`), {
           type: 'int_parsing',
           loc: ['query', 'limit'],
           msg: 'Input should be a valid integer, unable to parse string as an integer',
@@ -81,7 +73,7 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
     });
 
     it('int_from_float for 1.5 in a JSON body', async () => {
-      assert.deepEqual(issueAt(await postThing({ ...validThing, count: 1.5 }), ['body', 'count']), {
+      assertExactIssue(await postThing({ ...validThing, count: 1.5 }), {
         type: 'int_from_float',
         loc: ['body', 'count'],
         msg: 'Input should be a valid integer, got a number with a fractional part',
@@ -97,14 +89,14 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
     });
 
     it('greater_than_equal and less_than_equal carry the bound in ctx, as a number', async () => {
-      assert.deepEqual(issueAt(await getItem('name=abc&limit=0'), ['query', 'limit']), {
+      assertExactIssue(await getItem('name=abc&limit=0'), {
         type: 'greater_than_equal',
         loc: ['query', 'limit'],
         msg: 'Input should be greater than or equal to 1',
         input: '0',
         ctx: { ge: 1 },
       });
-      assert.deepEqual(issueAt(await getItem('name=abc&limit=101'), ['query', 'limit']), {
+      assertExactIssue(await getItem('name=abc&limit=101'), {
         type: 'less_than_equal',
         loc: ['query', 'limit'],
         msg: 'Input should be less than or equal to 100',
@@ -114,14 +106,14 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
     });
 
     it('greater_than and less_than for exclusive bounds', async () => {
-      assert.deepEqual(issueAt(await getItem('name=abc&price=0'), ['query', 'price']), {
+      assertExactIssue(await getItem('name=abc&price=0'), {
         type: 'greater_than',
         loc: ['query', 'price'],
         msg: 'Input should be greater than 0',
         input: '0',
         ctx: { gt: 0 },
       });
-      assert.deepEqual(issueAt(await getItem('name=abc&price=1000'), ['query', 'price']), {
+      assertExactIssue(await getItem('name=abc&price=1000'), {
         type: 'less_than',
         loc: ['query', 'price'],
         msg: 'Input should be less than 1000',
@@ -131,7 +123,7 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
     });
 
     it('float_parsing for a query string that is not a number', async () => {
-      assert.deepEqual(issueAt(await getItem('name=abc&price=cheap'), ['query', 'price']), {
+      assertExactIssue(await getItem('name=abc&price=cheap'), {
         type: 'float_parsing',
         loc: ['query', 'price'],
         msg: 'Input should be a valid number, unable to parse string as a number',
@@ -159,7 +151,7 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
     });
 
     it('bool_parsing for anything else, quoting the raw string', async () => {
-      assert.deepEqual(issueAt(await getItem('name=abc&active=maybe'), ['query', 'active']), {
+      assertExactIssue(await getItem('name=abc&active=maybe'), {
         type: 'bool_parsing',
         loc: ['query', 'active'],
         msg: 'Input should be a valid boolean, unable to interpret input',
@@ -176,14 +168,14 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
 
   describe('strings', () => {
     it('string_too_short and string_too_long with the bound, plural', async () => {
-      assert.deepEqual(issueAt(await getItem('name=ab'), ['query', 'name']), {
+      assertExactIssue(await getItem('name=ab'), {
         type: 'string_too_short',
         loc: ['query', 'name'],
         msg: 'String should have at least 3 characters',
         input: 'ab',
         ctx: { min_length: 3 },
       });
-      assert.deepEqual(issueAt(await getItem('name=abcdef'), ['query', 'name']), {
+      assertExactIssue(await getItem('name=abcdef'), {
         type: 'string_too_long',
         loc: ['query', 'name'],
         msg: 'String should have at most 5 characters',
@@ -204,7 +196,7 @@ describe('422 validation errors in the Pydantic v2 shape: missing fields, number
     });
 
     it('string_type for a number where a string is expected', async () => {
-      assert.deepEqual(issueAt(await postThing({ ...validThing, title: 5 }), ['body', 'title']), {
+      assertExactIssue(await postThing({ ...validThing, title: 5 }), {
         type: 'string_type',
         loc: ['body', 'title'],
         msg: 'Input should be a valid string',
