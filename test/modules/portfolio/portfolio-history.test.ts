@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { binanceDeposit, binanceTrade, binanceWithdrawal } from '../../fakes/binance-shapes.ts';
+import { binanceDeposit, binanceWithdrawal } from '../../fakes/binance-shapes.ts';
 import { assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, type VenueFakes } from '../exchange/venue-fakes.ts';
-import { day, linkAndSync, startPortfolioApp } from './portfolio-fixtures.ts';
+import { btcusdtTrade, day, holdings, linkAndSync, startPortfolioApp, syncUrls } from './portfolio-fixtures.ts';
 
 // Money moving in, out and between venues, and the portfolio's value over time with its returns.
 describe('portfolio', () => {
@@ -27,22 +27,10 @@ describe('portfolio', () => {
     before(async () => {
       mover = await signIn(t.app, t.database);
       const global = addAccount(fakes.binance, {
-        balances: [
-          { asset: 'BTC', free: '0.006', locked: '0' },
-          { asset: 'USDT', free: '498.6', locked: '0' },
-        ],
+        balances: holdings({ BTC: ['0.006', '0'], USDT: ['498.6', '0'] }),
         trades: {
           BTCUSDT: [
-            binanceTrade({
-              symbol: 'BTCUSDT',
-              id: 1,
-              price: '40000',
-              qty: '0.01',
-              isBuyer: true,
-              time: day(2),
-              commission: '0.4',
-              commissionAsset: 'USDT',
-            }),
+            btcusdtTrade({ id: 1, price: '40000', qty: '0.01', isBuyer: true, time: day(2), commission: '0.4' }),
           ],
         },
         deposits: [binanceDeposit({ id: 'd1', coin: 'USDT', amount: '1000', time: day(1) })],
@@ -52,22 +40,10 @@ describe('portfolio', () => {
         ],
       });
       const us = addAccount(fakes.binanceus, {
-        balances: [
-          { asset: 'BTC', free: '0.002', locked: '0' },
-          { asset: 'USDT', free: '99.9', locked: '0' },
-        ],
+        balances: holdings({ BTC: ['0.002', '0'], USDT: ['99.9', '0'] }),
         trades: {
           BTCUSDT: [
-            binanceTrade({
-              symbol: 'BTCUSDT',
-              id: 7,
-              price: '50000',
-              qty: '0.002',
-              isBuyer: false,
-              time: day(7),
-              commission: '0.1',
-              commissionAsset: 'USDT',
-            }),
+            btcusdtTrade({ id: 7, price: '50000', qty: '0.002', isBuyer: false, time: day(7), commission: '0.1' }),
           ],
         },
         deposits: [binanceDeposit({ id: 'd9', coin: 'BTC', amount: '0.004', time: day(5, 13), txId: 'move-1' })],
@@ -76,11 +52,7 @@ describe('portfolio', () => {
         ['binance', global],
         ['binanceus', us],
       ] as const) {
-        await linkAndSync(t, mover, venue, keys, [
-          `/api/exchange/balance/sync?exchange=${venue}`,
-          `/api/exchange/trades/sync?exchange=${venue}&symbol=BTCUSDT`,
-          `/api/exchange/transfers/sync?exchange=${venue}&since=${new Date(day(1, 0)).toISOString()}`,
-        ]);
+        await linkAndSync(t, mover, venue, keys, syncUrls(venue, new Date(day(1, 0)).toISOString()));
       }
     });
 
@@ -135,21 +107,16 @@ describe('portfolio', () => {
     before(async () => {
       saver = await signIn(t.app, t.database);
       const keys = addAccount(fakes.binance, {
-        balances: [
-          { asset: 'BTC', free: '0.01', locked: '0' },
-          { asset: 'USDT', free: '1099.6', locked: '0' },
-        ],
+        balances: holdings({ BTC: ['0.01', '0'], USDT: ['1099.6', '0'] }),
         trades: {
           BTCUSDT: [
-            binanceTrade({
-              symbol: 'BTCUSDT',
+            btcusdtTrade({
               id: 1,
               price: '40000',
               qty: '0.01',
               isBuyer: true,
               time: at('2026-01-02T12:00:00Z'),
               commission: '0.4',
-              commissionAsset: 'USDT',
             }),
           ],
         },
@@ -158,11 +125,7 @@ describe('portfolio', () => {
           binanceDeposit({ id: 'h2', coin: 'USDT', amount: '500', time: at('2026-01-03T12:00:00Z') }),
         ],
       });
-      await linkAndSync(t, saver, 'binance', keys, [
-        '/api/exchange/balance/sync?exchange=binance',
-        '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT',
-        '/api/exchange/transfers/sync?exchange=binance&since=2025-12-30T00:00:00Z',
-      ]);
+      await linkAndSync(t, saver, 'binance', keys, syncUrls('binance', '2025-12-30T00:00:00Z'));
     });
 
     /** The daily closes the venue (the fake) serves, by open time: read from it, not from the code under test. */

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FakeAccount } from '../../fakes/binance.ts';
-import { binanceTrade } from '../../fakes/binance-shapes.ts';
 import { assertIssue } from '../../helpers/error-assertions.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { addAccount, type VenueFakes } from '../exchange/venue-fakes.ts';
-import { day, linkAndSync, startPortfolioApp, sync } from './portfolio-fixtures.ts';
+import { btcusdtTrade, day, holdings, linkAndSync, startPortfolioApp, sync, syncUrls } from './portfolio-fixtures.ts';
 
 // One user with three BTCUSDT trades on Binance: the summary, the realized CSV, and the ledger kept
 // between requests as later trades arrive. Transfers and the history are in portfolio-history.test.ts.
@@ -20,24 +19,11 @@ describe('portfolio', () => {
     ({ fakes, t } = await startPortfolioApp());
     user = await signIn(t.app, t.database);
     account = addAccount(fakes.binance, {
-      balances: [
-        { asset: 'BTC', free: '0.01000000', locked: '0.00499000' },
-        { asset: 'USDT', free: '500.00000000', locked: '0.00000000' },
-      ],
+      balances: holdings({ BTC: ['0.01000000', '0.00499000'], USDT: ['500.00000000', '0.00000000'] }),
       trades: {
         BTCUSDT: [
-          binanceTrade({
-            symbol: 'BTCUSDT',
-            id: 1,
-            price: '40000',
-            qty: '0.01',
-            isBuyer: true,
-            time: day(2),
-            commission: '0.4',
-            commissionAsset: 'USDT',
-          }),
-          binanceTrade({
-            symbol: 'BTCUSDT',
+          btcusdtTrade({ id: 1, price: '40000', qty: '0.01', isBuyer: true, time: day(2), commission: '0.4' }),
+          btcusdtTrade({
             id: 2,
             price: '50000',
             qty: '0.01',
@@ -46,23 +32,11 @@ describe('portfolio', () => {
             commission: '0.00001',
             commissionAsset: 'BTC',
           }),
-          binanceTrade({
-            symbol: 'BTCUSDT',
-            id: 3,
-            price: '60000',
-            qty: '0.005',
-            isBuyer: false,
-            time: day(4),
-            commission: '0.3',
-            commissionAsset: 'USDT',
-          }),
+          btcusdtTrade({ id: 3, price: '60000', qty: '0.005', isBuyer: false, time: day(4), commission: '0.3' }),
         ],
       },
     });
-    await linkAndSync(t, user, 'binance', account, [
-      '/api/exchange/balance/sync?exchange=binance',
-      '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT',
-    ]);
+    await linkAndSync(t, user, 'binance', account, syncUrls('binance'));
   });
   after(async () => {
     await t.close();
@@ -212,28 +186,15 @@ describe('portfolio', () => {
       // A buy of BTC for USDT summed in BTC: the USDT paid is valued at the close of the fill's hour.
       const trader = () =>
         addAccount(fakes.binance, {
-          balances: [{ asset: 'BTC', free: '0.01000000', locked: '0.00000000' }],
+          balances: holdings({ BTC: ['0.01000000', '0.00000000'] }),
           trades: {
             BTCUSDT: [
-              binanceTrade({
-                symbol: 'BTCUSDT',
-                id: 11,
-                price: '40000',
-                qty: '0.01',
-                isBuyer: true,
-                time: day(6, 9),
-                commission: '0.4',
-                commissionAsset: 'USDT',
-              }),
+              btcusdtTrade({ id: 11, price: '40000', qty: '0.01', isBuyer: true, time: day(6, 9), commission: '0.4' }),
             ],
           },
         });
-      const urls = [
-        '/api/exchange/balance/sync?exchange=binance',
-        '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT',
-      ];
       const unlucky = await signIn(t.app, t.database);
-      await linkAndSync(t, unlucky, 'binance', trader(), urls);
+      await linkAndSync(t, unlucky, 'binance', trader(), syncUrls('binance'));
       fakes.binance.fail(500, undefined, { pathPrefix: '/api/v3/klines' });
       const refused = await get('/api/portfolio/summary?quote=BTC', unlucky);
       assert.equal(refused.statusCode, 503, refused.body);
@@ -243,7 +204,7 @@ describe('portfolio', () => {
       assert.equal(refused.headers['retry-after'], '5');
       // Once the venue answers, the figures are those of a user who never met the failure.
       const lucky = await signIn(t.app, t.database);
-      await linkAndSync(t, lucky, 'binance', trader(), urls);
+      await linkAndSync(t, lucky, 'binance', trader(), syncUrls('binance'));
       const expected = (await get('/api/portfolio/summary?quote=BTC', lucky)).json<Record<string, unknown>>();
       const after = await get('/api/portfolio/summary?quote=BTC', unlucky);
       assert.equal(after.statusCode, 200, after.body);
@@ -282,11 +243,7 @@ describe('portfolio', () => {
   });
 
   describe('the ledger kept between requests', () => {
-    const resync = () =>
-      sync(t, user, [
-        '/api/exchange/balance/sync?exchange=binance',
-        '/api/exchange/trades/sync?exchange=binance&symbol=BTCUSDT',
-      ]);
+    const resync = () => sync(t, user, syncUrls('binance'));
     const stored = async () => {
       const rows = await t.database.rows<{ trades: number; quote: string }>(
         sql`SELECT trades, quote FROM portfolio_ledgers WHERE user_id = ${user.id} AND quote = 'USDT'`,
@@ -305,21 +262,9 @@ describe('portfolio', () => {
       assert.equal((await stored())?.trades, 3, 'the earlier summaries stored the ledger of three trades');
       // A fourth trade after all: buy 0.001 BTC at 70000, fee 0.07 USDT → a lot of cost 70.07.
       account.trades.BTCUSDT!.push(
-        binanceTrade({
-          symbol: 'BTCUSDT',
-          id: 4,
-          price: '70000',
-          qty: '0.001',
-          isBuyer: true,
-          time: day(5),
-          commission: '0.07',
-          commissionAsset: 'USDT',
-        }),
+        btcusdtTrade({ id: 4, price: '70000', qty: '0.001', isBuyer: true, time: day(5), commission: '0.07' }),
       );
-      account.balances = [
-        { asset: 'BTC', free: '0.01100000', locked: '0.00499000' },
-        { asset: 'USDT', free: '429.93000000', locked: '0' },
-      ];
+      account.balances = holdings({ BTC: ['0.01100000', '0.00499000'], USDT: ['429.93000000', '0'] });
       await resync();
       // By hand: lots 0.005 (200.2) + 0.00999 (500) + 0.001 (70.07) = 0.01599 BTC, cost 770.27, at
       // 65000 = 1039.35, unrealized 269.08; USDT 429.93. Totals: 1469.28, 1200.20, 269.08, 99.5, 1.27.
@@ -343,21 +288,9 @@ describe('portfolio', () => {
       // Bought 0.001 at 30000 (fee 0.03) before everything: it is the oldest lot, so the sell of day 4
       // now closes it (30.03) and 0.004 of the first lot (160.16): realized 299.7 − 190.19 = 109.51.
       account.trades.BTCUSDT!.push(
-        binanceTrade({
-          symbol: 'BTCUSDT',
-          id: 5,
-          price: '30000',
-          qty: '0.001',
-          isBuyer: true,
-          time: day(1),
-          commission: '0.03',
-          commissionAsset: 'USDT',
-        }),
+        btcusdtTrade({ id: 5, price: '30000', qty: '0.001', isBuyer: true, time: day(1), commission: '0.03' }),
       );
-      account.balances = [
-        { asset: 'BTC', free: '0.01200000', locked: '0.00499000' },
-        { asset: 'USDT', free: '399.90000000', locked: '0' },
-      ];
+      account.balances = holdings({ BTC: ['0.01200000', '0.00499000'], USDT: ['399.90000000', '0'] });
       await resync();
       // Lots left: 0.006 (240.24), 0.00999 (500), 0.001 (70.07) = 0.01699 BTC, cost 810.31, at 65000 =
       // 1104.35, unrealized 294.04; USDT 399.90. Totals: 1504.25, 1210.21, 294.04, 109.51, 1.30.
