@@ -1,6 +1,10 @@
 // Set-up shared by the payments webhook tests: Stripe-shaped invoices and subscriptions, the app with
-// a signed delivery helper, and the admin reads that show a user's tier and activity.
+// a signed delivery helper, the admin reads that show a user's tier and activity, and the end of a
+// user's grace period.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { users } from '../../../src/modules/users/users.tables.ts';
 import { signIn, type TestApp } from '../../helpers/test-app.ts';
 import { stripeDelivery } from '../../fakes/webhook-senders.ts';
 import { NOW_S, SECRETS, send, webhookApp } from './webhooks-kit.ts';
@@ -46,6 +50,11 @@ export function subscription(status: string, lookupKey: string | null = 'pro_mon
   };
 }
 
+/** A subscription of `customer`, with an id of its own and the given metadata. */
+export function subscriptionOf(customer: string, status: string, lookupKey = 'pro_monthly', metadata = {}) {
+  return { ...subscription(status, lookupKey), id: `sub_${customer}`, customer, metadata };
+}
+
 export type PaymentsApp = Awaited<ReturnType<typeof startPaymentsApp>>;
 
 export async function startPaymentsApp() {
@@ -81,5 +90,32 @@ export async function startPaymentsApp() {
     }[];
   const tierChanges = async (id: string) =>
     (await activityOf(id)).filter((a) => a.action === 'billing.subscription.tier_change');
-  return { t, clock, post, tierOf, activityOf, tierChanges };
+  /** Posts an event, expects 200 and answers the status the webhook gives the delivery. */
+  const statusOf = async (event: unknown) => {
+    const response = await post(event);
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json().status as string;
+  };
+  // No operation shows the end of a grace period: it is read from the users table.
+  const graceEndsOf = async (id: string) =>
+    (await t.database.db.select({ at: users.gracePeriodEndsAt }).from(users).where(eq(users.id, id)))[0]!.at;
+  return { t, clock, post, tierOf, activityOf, tierChanges, statusOf, graceEndsOf };
+}
+
+/**
+ * One payments app for the tests of the calling describe block: started before them and closed after
+ * them. The returned function answers the started app.
+ */
+export function paymentsAppPerFile(): () => PaymentsApp {
+  let app: PaymentsApp | undefined;
+  before(async () => {
+    app = await startPaymentsApp();
+  });
+  after(async () => {
+    await app?.t.close();
+  });
+  return () => {
+    assert.ok(app, 'the payments app starts before the tests');
+    return app;
+  };
 }

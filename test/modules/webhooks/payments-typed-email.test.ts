@@ -3,28 +3,14 @@
 // them nothing) but lowers only a tier it raised, no further than the tier it raised them from, and
 // opens or ends a grace period only of a tier it pays for.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
-import { users } from '../../../src/modules/users/users.tables.ts';
-import { signIn, type TestApp } from '../../helpers/test-app.ts';
+import { describe, it } from 'node:test';
+import { signIn } from '../../helpers/test-app.ts';
 import { stripeEvent } from '../../fakes/webhook-senders.ts';
-import { invoice, type PaymentsApp, startPaymentsApp, subscription } from './payments-fixtures.ts';
+import { invoice, paymentsAppPerFile, subscriptionOf } from './payments-fixtures.ts';
 import { NOW_S, outboxRows } from './webhooks-kit.ts';
 
 describe('payments webhook (Stripe): what a typed e-mail may do', () => {
-  let t: TestApp;
-  let post: PaymentsApp['post'];
-  let tierOf: PaymentsApp['tierOf'];
-  let tierChanges: PaymentsApp['tierChanges'];
-  // No operation shows the end of a grace period: it is read from the users table.
-  const graceEndsOf = async (id: string) =>
-    (await t.database.db.select({ at: users.gracePeriodEndsAt }).from(users).where(eq(users.id, id)))[0]!.at;
-  const subOf = (customer: string, status: string, lookupKey: string, metadata = {}) => ({
-    ...subscription(status, lookupKey),
-    id: `sub_${customer}`,
-    customer,
-    metadata,
-  });
+  const app = paymentsAppPerFile();
   const change = (
     customer: string,
     status: string,
@@ -34,31 +20,20 @@ describe('payments webhook (Stripe): what a typed e-mail may do', () => {
   ) =>
     stripeEvent(
       options.deleted ? 'customer.subscription.deleted' : 'customer.subscription.updated',
-      subOf(customer, status, lookupKey, options.metadata),
+      subscriptionOf(customer, status, lookupKey, options.metadata),
       { created, previous: { status: 'incomplete' } },
     );
-  const processedOk = async (event: unknown) => {
-    const response = await post(event);
-    assert.equal(response.statusCode, 200, response.body);
-    assert.equal(response.json().status, 'processed');
+  const processedOk = async (event: unknown) => assert.equal(await app().statusOf(event), 'processed');
+  const fieldsOf = async (eventId: string) => {
+    const message = (await outboxRows(app().t, 'payments')).find((m) => m.dedupe_key === `payments:${eventId}`);
+    return (message?.payload.fields ?? []) as { name: string; value: string }[];
   };
-  const fieldsOf = async (eventId: string) =>
-    ((await outboxRows(t, 'payments')).find((m) => m.dedupe_key === `payments:${eventId}`)?.payload.fields ?? []) as {
-      name: string;
-      value: string;
-    }[];
-
-  before(async () => {
-    ({ t, post, tierOf, tierChanges } = await startPaymentsApp());
-  });
-  after(async () => {
-    await t.close();
-  });
 
   it(
     'a stranger typing the address of a user an admin made pro, with no customer of their own, lowers ' +
       'nothing it did not raise, and undoes its own raise only down to pro',
     async () => {
+      const { t, tierOf, tierChanges, graceEndsOf } = app();
       const admin = await signIn(t.app, t.database, { role: 'admin' });
       const victim = (await signIn(t.app, t.database, { email: 'kept@example.com' })).id;
       const set = await t.app.inject({
@@ -128,6 +103,7 @@ describe('payments webhook (Stripe): what a typed e-mail may do', () => {
   );
 
   it("a stranger's paid invoice or active subscription does not end the grace period of the user's own failure", async () => {
+    const { t, tierOf, graceEndsOf } = app();
     const owner = (await signIn(t.app, t.database, { email: 'owner@example.com' })).id;
     const proof = { parent: { subscription_details: { metadata: { user_id: owner }, subscription: 'sub_cus_own' } } };
     const own = { customer: 'cus_own', customer_email: 'owner@example.com', ...proof };
