@@ -3,10 +3,13 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { createModules } from '../../../src/app.ts';
 import type { TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
 import type { Platform } from '../../../src/platform/platform.ts';
 import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
-import { signIn } from '../../helpers/test-app.ts';
+import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
+import { after, before, beforeEach } from '../../helpers/suite.ts';
+import { buildTestApp, resetDatabase, signIn, type TestApp } from '../../helpers/test-app.ts';
 
 export const JOB_SECRET = 'job-secret-0123456789abcdef';
 /** A whole minute a few minutes before the real time: the Binance fake serves candles up to the real now. */
@@ -14,6 +17,34 @@ export const NOW = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 5 * 60_00
 export const HOUR = 3_600_000;
 export const DAY = 86_400_000;
 export const ago = (ms: number) => new Date(NOW.getTime() - ms);
+
+/**
+ * One app for the tests of the calling describe block, handed to `started` before them: its clock fixed
+ * at NOW, the job secret set, the Binance fake as market data (3 s upstream timeout) and no trigger
+ * window. Its database is emptied before each test; the app and the fake are closed after the tests.
+ */
+export function jobsAppPerFile(started: (app: { t: TestApp; binance: BinanceFake }) => void): void {
+  let binance: BinanceFake;
+  let t: TestApp;
+  before(async () => {
+    binance = await startBinanceFake();
+    t = await buildTestApp({
+      clock: fixedClock(NOW),
+      env: {
+        SCHEDULED_JOB_SECRET: JOB_SECRET,
+        BINANCE_API_URL: binance.url,
+        MARKET_UPSTREAM_TIMEOUT_MS: '3000',
+        JOB_TRIGGER_WINDOW_SECONDS: '0',
+      },
+    });
+    started({ t, binance });
+  });
+  beforeEach(() => resetDatabase(t.database));
+  after(async () => {
+    await t.close();
+    await binance.close();
+  });
+}
 
 export function trigger(
   app: FastifyInstance,

@@ -7,23 +7,12 @@ import pg from 'pg';
 import { JOB_LOCK_NAMESPACE } from '../../../src/modules/jobs/job-lock.ts';
 // A process killed mid-run leaves exactly this row behind; no operation can make one on the embedded database.
 import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
-import { fixedClock } from '../../../src/platform/clock.ts';
-import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
+import type { BinanceFake } from '../../fakes/binance.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
 import { recordStatements } from '../../helpers/statements.ts';
-import { after, before, beforeEach, describe, it } from '../../helpers/suite.ts';
-import { buildTestApp, resetDatabase, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
-import {
-  ago,
-  awaitRun,
-  HOUR,
-  JOB_SECRET,
-  jobsModuleFor,
-  maturedIntel,
-  NOW,
-  readRun,
-  trigger,
-} from './jobs-fixtures.ts';
+import { describe, it } from '../../helpers/suite.ts';
+import { testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
+import { ago, awaitRun, HOUR, jobsAppPerFile, jobsModuleFor, maturedIntel, readRun, trigger } from './jobs-fixtures.ts';
 
 const TOKENS = 'cleanup-expired-tokens';
 const SESSIONS = 'cleanup-device-sessions';
@@ -33,23 +22,7 @@ const NO_POSTGRES = withoutPostgres('another instance holds a job lock on a conn
 describe('the sweep of lost runs', () => {
   let binance: BinanceFake;
   let t: TestApp;
-  before(async () => {
-    binance = await startBinanceFake();
-    t = await buildTestApp({
-      clock: fixedClock(NOW),
-      env: {
-        SCHEDULED_JOB_SECRET: JOB_SECRET,
-        BINANCE_API_URL: binance.url,
-        MARKET_UPSTREAM_TIMEOUT_MS: '3000',
-        JOB_TRIGGER_WINDOW_SECONDS: '0',
-      },
-    });
-  });
-  beforeEach(() => resetDatabase(t.database));
-  after(async () => {
-    await t.close();
-    await binance.close();
-  });
+  jobsAppPerFile((app) => ({ t, binance } = app));
 
   const leftRunning = async (job: string) => {
     const [row] = await t.database.db

@@ -15,12 +15,12 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { openDatabase, type Database } from '../../../src/platform/db/database.ts';
 import { createLogger } from '../../../src/platform/observability/logger.ts';
 import { createPlatform } from '../../../src/platform/platform.ts';
-import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
+import type { BinanceFake } from '../../fakes/binance.ts';
 import { startTcpProxy } from '../../fakes/tcp-proxy.ts';
-import { after, before, beforeEach, describe, it } from '../../helpers/suite.ts';
+import { after, before, describe, it } from '../../helpers/suite.ts';
 import { buildTestApp, resetDatabase, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
 import { waitFor } from '../market/market-fixtures.ts';
-import { awaitRun, JOB_SECRET, maturedIntel, NOW, readRun, trigger } from './jobs-fixtures.ts';
+import { awaitRun, JOB_SECRET, jobsAppPerFile, maturedIntel, NOW, readRun, trigger } from './jobs-fixtures.ts';
 import type { JobName } from '../../../src/modules/jobs/jobs.domain.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
 
@@ -30,24 +30,8 @@ const NO_POSTGRES = withoutPostgres('overlap across instances needs PostgreSQL a
 describe('overlapping runs', () => {
   let binance: BinanceFake;
   let t: TestApp;
-  before(async () => {
-    binance = await startBinanceFake();
-    // No trigger window: what keeps these runs apart is the lock alone.
-    t = await buildTestApp({
-      clock: fixedClock(NOW),
-      env: {
-        SCHEDULED_JOB_SECRET: JOB_SECRET,
-        BINANCE_API_URL: binance.url,
-        MARKET_UPSTREAM_TIMEOUT_MS: '3000',
-        JOB_TRIGGER_WINDOW_SECONDS: '0',
-      },
-    });
-  });
-  beforeEach(() => resetDatabase(t.database));
-  after(async () => {
-    await t.close();
-    await binance.close();
-  });
+  // No trigger window: what keeps these runs apart is the lock alone.
+  jobsAppPerFile((app) => ({ t, binance } = app));
 
   /**
    * One matured intel event whose candle requests the fake holds back, so a run lasts a while. Each
