@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startBinanceFake, type BinanceFake } from '../fakes/binance.ts';
-import { registerBinanceSapi, type SapiControl } from '../fakes/binance-sapi.ts';
+import { registerBinanceSapi, SAMPLE_DUST, type SapiControl } from '../fakes/binance-sapi.ts';
 
 const KEY = 'sapi-key-123456789';
 const SECRET = 'sapi-secret-123456789';
@@ -20,30 +20,8 @@ describe('Binance fake: SAPI endpoints', () => {
     us = await startBinanceFake({ variant: 'us' });
     control = registerBinanceSapi(global);
     registerBinanceSapi(us);
-    const dust = [
-      {
-        asset: 'ADA',
-        assetFullName: 'Cardano',
-        amountFree: '6.21',
-        toBTC: '0.00016848',
-        toBNB: '0.01777302',
-        toBNBOffExchange: '0.01741756',
-        exchange: '0.00035546',
-        usdValue: '2.79',
-      },
-      {
-        asset: 'TRX',
-        assetFullName: 'TRON',
-        amountFree: '3.50',
-        toBTC: '0.00000600',
-        toBNB: '0.00070000',
-        toBNBOffExchange: '0.00068600',
-        exchange: '0.00001400',
-        usdValue: '0.42',
-      },
-    ];
     for (const fake of [global, us])
-      fake.addAccount({ apiKey: KEY, secret: SECRET, balances: [], trades: {}, extra: { dust } });
+      fake.addAccount({ apiKey: KEY, secret: SECRET, balances: [], trades: {}, extra: { dust: SAMPLE_DUST } });
   });
   after(async () => {
     await global.close();

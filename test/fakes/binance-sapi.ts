@@ -17,6 +17,30 @@ export interface DustRow {
   usdValue?: string;
 }
 
+/** Two dust rows (ADA and TRX, with binance.us's USD values) the SAPI tests seed an account with. */
+export const SAMPLE_DUST: DustRow[] = [
+  {
+    asset: 'ADA',
+    assetFullName: 'Cardano',
+    amountFree: '6.21',
+    toBTC: '0.00016848',
+    toBNB: '0.01777302',
+    toBNBOffExchange: '0.01741756',
+    exchange: '0.00035546',
+    usdValue: '2.79',
+  },
+  {
+    asset: 'TRX',
+    assetFullName: 'TRON',
+    amountFree: '3.50',
+    toBTC: '0.00000600',
+    toBNB: '0.00070000',
+    toBNBOffExchange: '0.00068600',
+    exchange: '0.00001400',
+    usdValue: '0.42',
+  },
+];
+
 export interface ApiRestrictions {
   ipRestrict: boolean;
   createTime: number;

@@ -1,34 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FakeAccount } from '../../fakes/binance.ts';
-import type { SapiAccountState } from '../../fakes/binance-sapi.ts';
+import { SAMPLE_DUST, type SapiAccountState } from '../../fakes/binance-sapi.ts';
 import { assertLoggedWithoutSecrets } from '../../helpers/log-checks.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
-
-const DUST = [
-  {
-    asset: 'ADA',
-    assetFullName: 'Cardano',
-    amountFree: '6.21',
-    toBTC: '0.00016848',
-    toBNB: '0.01777302',
-    toBNBOffExchange: '0.01741756',
-    exchange: '0.00035546',
-    usdValue: '2.79',
-  },
-  {
-    asset: 'TRX',
-    assetFullName: 'TRON',
-    amountFree: '3.50',
-    toBTC: '0.00000600',
-    toBNB: '0.00070000',
-    toBNBOffExchange: '0.00068600',
-    exchange: '0.00001400',
-    usdValue: '0.42',
-  },
-];
 
 describe('fee-token burn and dust assets', () => {
   let fakes: VenueFakes;
@@ -41,8 +18,8 @@ describe('fee-token burn and dust assets', () => {
     fakes = await startVenueFakes();
     t = await buildTestApp({ env: fakes.env() });
     user = await signIn(t.app, t.database);
-    global = addAccount(fakes.binance, { extra: { dust: DUST } satisfies SapiAccountState });
-    us = addAccount(fakes.binanceus, { extra: { dust: DUST } satisfies SapiAccountState });
+    global = addAccount(fakes.binance, { extra: { dust: SAMPLE_DUST } satisfies SapiAccountState });
+    us = addAccount(fakes.binanceus, { extra: { dust: SAMPLE_DUST } satisfies SapiAccountState });
     for (const [venue, keys] of [
       ['binance', global],
       ['binanceus', us],
