@@ -1,35 +1,24 @@
 // An admin's changes to other accounts want the admin's fresh second factor when the admin has
 // two-factor on (issue 37, decision 202): role, status, two-factor reset, password reset, bulk actions.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { assertDetail } from '../../helpers/error-assertions.ts';
 import { signIn, type TestUser } from '../../helpers/test-app.ts';
-import { startTwoFactorApp, type TwoFactorApp } from '../auth/two-factor-fixtures.ts';
+import { useTwoFactorApp } from '../auth/two-factor-fixtures.ts';
 
 describe("admin changes to accounts need the admin's step-up", () => {
-  let f: TwoFactorApp;
-  let operator: TestUser;
   const clock = fixedClock('2026-03-01T12:00:05.000Z');
+  const f = useTwoFactorApp(clock);
+  let operator: TestUser;
   before(async () => {
-    f = await startTwoFactorApp(clock);
     operator = await signIn(f.t.app, f.t.database, { role: 'admin' });
   });
-  after(async () => {
-    await f.t.close();
-  });
 
-  const call = (method: string, url: string, token: string, payload?: unknown) =>
-    f.t.app.inject({
-      method: method as 'GET',
-      url,
-      headers: { authorization: `Bearer ${token}` },
-      payload: payload as object,
-    });
   /** An admin with two-factor on, signed in with it: the second factor is fresh until the clock moves on. */
   async function twoFactorAdmin() {
     const enrolled = await f.enrolled();
-    const promoted = await call('PATCH', `/api/admin/users/${enrolled.id}`, operator.token, { role: 'admin' });
+    const promoted = await f.call('PATCH', `/api/admin/users/${enrolled.id}`, operator.token, { role: 'admin' });
     assert.equal(promoted.statusCode, 200, promoted.body);
     const verified = await f.post('/api/auth/2fa/verify', {
       mfa_token: await f.challenge(enrolled),
@@ -58,7 +47,7 @@ describe("admin changes to accounts need the admin's step-up", () => {
     const target = await signIn(f.t.app, f.t.database);
     clock.advance(10 * 60_000 + 1_000);
     for (const [method, url, body] of changesOf(target)) {
-      const response = await call(method, url, admin.token, body);
+      const response = await f.call(method, url, admin.token, body);
       assertDetail(response, 403, 'Second factor required');
       assert.match(
         String(response.headers['www-authenticate']),
@@ -67,7 +56,7 @@ describe("admin changes to accounts need the admin's step-up", () => {
       );
     }
     assert.equal(
-      (await call('GET', `/api/admin/users/${target.id}`, admin.token)).statusCode,
+      (await f.call('GET', `/api/admin/users/${target.id}`, admin.token)).statusCode,
       200,
       'reading needs none',
     );
@@ -80,7 +69,7 @@ describe("admin changes to accounts need the admin's step-up", () => {
     assert.equal(stepped.statusCode, 200, stepped.body);
     const fresh = stepped.json<{ access_token: string }>().access_token;
     for (const [method, url, body] of changesOf(target)) {
-      const response = await call(method, url, fresh, body);
+      const response = await f.call(method, url, fresh, body);
       assert.equal(response.statusCode, 200, `${method} ${url}: ${response.body}`);
     }
   });
@@ -89,7 +78,7 @@ describe("admin changes to accounts need the admin's step-up", () => {
     const admin = await signIn(f.t.app, f.t.database, { role: 'admin' });
     const target = await signIn(f.t.app, f.t.database);
     for (const [method, url, body] of changesOf(target)) {
-      const response = await call(method, url, admin.token, body);
+      const response = await f.call(method, url, admin.token, body);
       assert.equal(response.statusCode, 200, `${method} ${url}: ${response.body}`);
     }
   });
@@ -97,7 +86,7 @@ describe("admin changes to accounts need the admin's step-up", () => {
   it('still refuses a user (403) and no token (401) before asking for a second factor', async () => {
     const user = await signIn(f.t.app, f.t.database);
     assertDetail(
-      await call('PATCH', `/api/admin/users/${user.id}`, user.token, { role: 'admin' }),
+      await f.call('PATCH', `/api/admin/users/${user.id}`, user.token, { role: 'admin' }),
       403,
       'Admin role required',
     );
@@ -111,18 +100,18 @@ describe("admin changes to accounts need the admin's step-up", () => {
 
   it("keeps an admin's own second factor from the admin API: 409 with a session or an admin:write token (decision 882)", async () => {
     const admin = await twoFactorAdmin();
-    const created = await call('POST', '/api/auth/tokens', admin.token, { name: 'bot', scopes: ['admin:write'] });
+    const created = await f.call('POST', '/api/auth/tokens', admin.token, { name: 'bot', scopes: ['admin:write'] });
     assert.equal(created.statusCode, 201, created.body);
     const bot = created.json<{ token: string }>().token;
     const own = `/api/admin/users/${admin.id}`;
     // The token may not touch two-factor through /api/auth; the admin route was the way around it.
-    assertDetail(await call('PATCH', own, bot, { twoFactorEnabled: false }), 409);
-    assertDetail(await call('PATCH', own, admin.token, { twoFactorEnabled: false }), 409);
-    const me = await call('GET', '/api/auth/me', admin.token);
+    assertDetail(await f.call('PATCH', own, bot, { twoFactorEnabled: false }), 409);
+    assertDetail(await f.call('PATCH', own, admin.token, { twoFactorEnabled: false }), 409);
+    const me = await f.call('GET', '/api/auth/me', admin.token);
     assert.equal(me.statusCode, 200, me.body);
     assert.equal(me.json<{ twoFactorEnabled: boolean }>().twoFactorEnabled, true);
     // Another admin still resets it: the way back for an admin who lost their authenticator.
-    assert.equal((await call('PATCH', own, operator.token, { twoFactorEnabled: false })).statusCode, 200);
+    assert.equal((await f.call('PATCH', own, operator.token, { twoFactorEnabled: false })).statusCode, 200);
   });
 
   it('documents the step-up on each such operation', async () => {

@@ -1,19 +1,44 @@
 // Set-up shared by the two-factor tests: the app on a fixed clock, codes computed by the reference
 // implementation at that clock, and a user enrolled through the API.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import type { fixedClock } from '../../../src/platform/clock.ts';
 import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
+type FixedClock = ReturnType<typeof fixedClock>;
+
 export type TwoFactorApp = Awaited<ReturnType<typeof startTwoFactorApp>>;
 
-export async function startTwoFactorApp(clock: ReturnType<typeof fixedClock>) {
-  const t: TestApp = await buildTestApp({ clock });
+export async function startTwoFactorApp(clock: FixedClock) {
+  return twoFactorHelpers(await buildTestApp({ clock }), clock);
+}
 
+/**
+ * The app of the enclosing describe: built in its before hook, closed in its after hook. `t` stays empty
+ * until that hook fills it in, so the describe may take `t` and the helpers at once, and its tests use them.
+ */
+export function useTwoFactorApp(clock: FixedClock) {
+  const t = {} as TestApp;
+  before(async () => {
+    Object.assign(t, await buildTestApp({ clock }));
+  });
+  after(() => t.close());
+  return twoFactorHelpers(t, clock);
+}
+
+function twoFactorHelpers(t: TestApp, clock: FixedClock) {
   const post = (url: string, payload: unknown, headers: Record<string, string> = {}, remoteAddress?: string) =>
     t.app.inject({ method: 'POST', url, payload: payload as object, headers, remoteAddress });
-  const me = (token: string) =>
-    t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
+  /** A request with the bearer token. */
+  const call = (method: string, url: string, token: string, payload?: unknown) =>
+    t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization: `Bearer ${token}` },
+      payload: payload as object,
+    });
+  const me = (token: string) => call('GET', '/api/auth/me', token);
   /** The code of the step `delta` steps from the clock's, computed by the reference implementation. */
   const codeAt = (secret: string, delta = 0) => {
     const key = Buffer.from(decodeBase32(secret));
@@ -42,5 +67,5 @@ export async function startTwoFactorApp(clock: ReturnType<typeof fixedClock>) {
     return response.json<{ mfa_token: string }>().mfa_token;
   };
 
-  return { t, post, me, codeAt, nextStep, enrolled, login, challenge };
+  return { t, post, me, call, codeAt, nextStep, enrolled, login, challenge };
 }

@@ -7,24 +7,11 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { startTwoFactorApp, type TwoFactorApp } from './two-factor-fixtures.ts';
+import { useTwoFactorApp } from './two-factor-fixtures.ts';
 
 describe('two-factor sign-in', () => {
-  let t: TestApp;
-  let post: TwoFactorApp['post'];
-  let me: TwoFactorApp['me'];
-  let codeAt: TwoFactorApp['codeAt'];
-  let nextStep: TwoFactorApp['nextStep'];
-  let enrolled: TwoFactorApp['enrolled'];
-  let login: TwoFactorApp['login'];
-  let challenge: TwoFactorApp['challenge'];
   const clock = fixedClock('2026-03-01T12:00:05.000Z');
-  before(async () => {
-    ({ t, post, me, codeAt, nextStep, enrolled, login, challenge } = await startTwoFactorApp(clock));
-  });
-  after(async () => {
-    await t.close();
-  });
+  const { t, post, me, codeAt, nextStep, enrolled, login, challenge } = useTwoFactorApp(clock);
 
   describe('step-up', () => {
     const claimsOf = (token: string) => {

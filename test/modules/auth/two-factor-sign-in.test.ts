@@ -2,7 +2,7 @@
 // step of a sign-in, replay and drift, the login throttle, recovery codes, disabling. Step-up, the
 // admins' reset and required roles are in two-factor-policy.test.ts.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { MFA_TOKEN_TTL_MS } from '../../../src/modules/auth/auth.service.ts';
 import { SECOND_FACTOR_LIMITS } from '../../../src/modules/auth/second-factor-attempts.ts';
@@ -10,8 +10,8 @@ import { matchingStep, totpCode } from '../../../src/modules/auth/totp.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { base32, referenceTotp } from '../../helpers/totp-reference.ts';
-import { newClientAddress, signIn, type TestApp } from '../../helpers/test-app.ts';
-import { startTwoFactorApp, type TwoFactorApp } from './two-factor-fixtures.ts';
+import { newClientAddress, signIn } from '../../helpers/test-app.ts';
+import { useTwoFactorApp } from './two-factor-fixtures.ts';
 
 const RFC_KEY = Buffer.from('12345678901234567890', 'ascii');
 /** RFC 6238 appendix B, SHA-1: time → 8-digit code. */
@@ -56,21 +56,8 @@ describe('TOTP arithmetic', () => {
 });
 
 describe('two-factor sign-in', () => {
-  let t: TestApp;
-  let post: TwoFactorApp['post'];
-  let me: TwoFactorApp['me'];
-  let codeAt: TwoFactorApp['codeAt'];
-  let nextStep: TwoFactorApp['nextStep'];
-  let enrolled: TwoFactorApp['enrolled'];
-  let login: TwoFactorApp['login'];
-  let challenge: TwoFactorApp['challenge'];
   const clock = fixedClock('2026-03-01T12:00:05.000Z');
-  before(async () => {
-    ({ t, post, me, codeAt, nextStep, enrolled, login, challenge } = await startTwoFactorApp(clock));
-  });
-  after(async () => {
-    await t.close();
-  });
+  const { t, post, me, codeAt, nextStep, enrolled, login, challenge } = useTwoFactorApp(clock);
 
   describe('enrollment', () => {
     it('sets up a sealed secret, turns on with a right code and answers ten recovery codes once', async () => {
