@@ -1,28 +1,13 @@
 // Changing exchange credentials: updating, deleting, one user's credential hidden from another, and
 // no key, secret or passphrase in the log. Creating and reading them are in credentials-create.test.ts.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { assertLoggedWithoutSecrets } from '../../helpers/log-checks.ts';
-import type { TestApp, TestUser } from '../../helpers/test-app.ts';
-import { type CredentialsApp, KEY, PASSPHRASE, SECRET, startCredentialsApp } from './credentials-fixtures.ts';
-import { addAccount, type VenueFakes } from './venue-fakes.ts';
+import { KEY, PASSPHRASE, SECRET, useCredentialsApp } from './credentials-fixtures.ts';
+import { addAccount } from './venue-fakes.ts';
 
 describe('exchange credentials', () => {
-  let fakes: VenueFakes;
-  let t: TestApp;
-  let alice: TestUser;
-  let bob: TestUser;
-  let request: CredentialsApp['request'];
-  let auditsOf: CredentialsApp['auditsOf'];
-  let create: CredentialsApp['create'];
-
-  before(async () => {
-    ({ fakes, t, alice, bob, request, auditsOf, create } = await startCredentialsApp());
-  });
-  after(async () => {
-    await t.close();
-    await fakes.close();
-  });
+  const { fakes, t, alice, bob, request, auditsOf, create } = useCredentialsApp();
 
   describe('update', () => {
     it('renames, deactivates and replaces keys; new keys make the validation pending again', async () => {

@@ -1,29 +1,13 @@
 // Creating exchange credentials (sealed, validated, audited) and reading them back. Updating,
 // deleting, ownership and the log are in credentials-change.test.ts.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { exchangeCredentials } from '../../../src/modules/exchange/exchange.tables.ts';
-import type { TestApp, TestUser } from '../../helpers/test-app.ts';
-import { type CredentialsApp, KEY, PASSPHRASE, SECRET, startCredentialsApp } from './credentials-fixtures.ts';
-import type { VenueFakes } from './venue-fakes.ts';
+import { KEY, PASSPHRASE, SECRET, useCredentialsApp } from './credentials-fixtures.ts';
 
 describe('exchange credentials', () => {
-  let fakes: VenueFakes;
-  let t: TestApp;
-  let alice: TestUser;
-  let bob: TestUser;
-  let request: CredentialsApp['request'];
-  let auditsOf: CredentialsApp['auditsOf'];
-  let create: CredentialsApp['create'];
-
-  before(async () => {
-    ({ fakes, t, alice, bob, request, auditsOf, create } = await startCredentialsApp());
-  });
-  after(async () => {
-    await t.close();
-    await fakes.close();
-  });
+  const { t, alice, bob, request, auditsOf, create } = useCredentialsApp();
 
   describe('create', () => {
     it(

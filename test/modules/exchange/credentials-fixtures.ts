@@ -1,20 +1,26 @@
 // Set-up shared by the credentials tests: the venue fakes and the app, two users and an admin, and
 // the calls the tests make through the HTTP API.
-import { buildTestApp, signIn, type TestUser } from '../../helpers/test-app.ts';
-import { startVenueFakes } from './venue-fakes.ts';
+import { before } from 'node:test';
+import { signIn, type TestUser } from '../../helpers/test-app.ts';
+import { useVenueApp } from './venue-app-fixtures.ts';
 
 export const KEY = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
 export const SECRET = 'sEcReT-0123456789-abcdefghijklmnopqrstuvwxyz';
 export const PASSPHRASE = 'pass-phrase-42';
 
-export type CredentialsApp = Awaited<ReturnType<typeof startCredentialsApp>>;
-
-export async function startCredentialsApp() {
-  const fakes = await startVenueFakes();
-  const t = await buildTestApp({ env: fakes.env() });
-  const alice = await signIn(t.app, t.database);
-  const bob = await signIn(t.app, t.database);
-  const admin = await signIn(t.app, t.database, { role: 'admin' });
+/**
+ * The app of the enclosing describe, with Alice, Bob and an admin signed in by its before hooks. The
+ * objects stay empty until those hooks fill them in, so the describe may take them at once, and its
+ * tests use them.
+ */
+export function useCredentialsApp() {
+  const { fakes, t, user: alice } = useVenueApp();
+  const bob = {} as TestUser;
+  const admin = {} as TestUser;
+  before(async () => {
+    Object.assign(bob, await signIn(t.app, t.database));
+    Object.assign(admin, await signIn(t.app, t.database, { role: 'admin' }));
+  });
 
   const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, user?: TestUser, payload?: unknown) =>
     t.app.inject({ method, url, headers: user?.headers ?? {}, payload: payload as object });

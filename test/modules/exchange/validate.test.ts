@@ -1,26 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { assertLoggedWithoutSecrets } from '../../helpers/log-checks.ts';
-import { shiftedClock } from '../../helpers/shifted-clock.ts';
-import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { signIn } from '../../helpers/test-app.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
-import { addAccount, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
+import { useVenueApp } from './venue-app-fixtures.ts';
+import { addAccount } from './venue-fakes.ts';
 
 describe('POST /api/exchange/validate', () => {
-  let fakes: VenueFakes;
-  let t: TestApp;
-  let user: TestUser;
-
-  const clock = shiftedClock();
-  before(async () => {
-    fakes = await startVenueFakes();
-    t = await buildTestApp({ env: fakes.env(), clock });
-    user = await signIn(t.app, t.database);
-  });
-  after(async () => {
-    await t.close();
-    await fakes.close();
-  });
+  const { clock, fakes, t, user } = useVenueApp();
 
   const validate = (payload: Record<string, unknown>, headers: Record<string, string> = user.headers) =>
     t.app.inject({ method: 'POST', url: '/api/exchange/validate', headers, payload });

@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { shiftedClock } from '../../helpers/shifted-clock.ts';
-import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { OTHER_VENUES, startSilentServer, startVenueFakes, type VenueFakes } from './venue-fakes.ts';
+import { describe, it } from 'node:test';
+import { buildTestApp, signIn, type TestUser } from '../../helpers/test-app.ts';
+import { useVenueApp } from './venue-app-fixtures.ts';
+import { OTHER_VENUES, startSilentServer, startVenueFakes } from './venue-fakes.ts';
 
 describe('exchange venue data', () => {
-  let fakes: VenueFakes;
-  let t: TestApp;
-  let user: TestUser;
-
-  const clock = shiftedClock();
-  before(async () => {
-    fakes = await startVenueFakes();
-    t = await buildTestApp({ env: fakes.env(), clock });
-    user = await signIn(t.app, t.database);
-  });
-  after(async () => {
-    await t.close();
-    await fakes.close();
-  });
+  const { clock, fakes, t, user } = useVenueApp();
 
   const get = (url: string, who: TestUser | null = user) =>
     t.app.inject({ method: 'GET', url, headers: who?.headers ?? {} });
