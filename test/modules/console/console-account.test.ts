@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import type { FakeAccount } from '../../fakes/binance.ts';
-import { signIn, buildTestApp, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { signIn, buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { codeOf } from '../../helpers/totp-reference.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { addAccount, startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
@@ -16,7 +16,10 @@ import {
   launchBrowser,
   openConsole,
   PHONE,
+  signInAs,
+  twoFactorUser,
   type ConsolePage,
+  type TwoFactorUser,
 } from './console-browser.ts';
 
 describe("the console's account pages in a browser", { skip: browserMissing }, () => {
@@ -24,8 +27,7 @@ describe("the console's account pages in a browser", { skip: browserMissing }, (
   let t: TestApp;
   let base: string;
   let browser: Browser;
-  let user: TestUser;
-  let recoveryCodes: string[];
+  let user: TwoFactorUser;
   let account: FakeAccount;
   let c: ConsolePage;
 
@@ -34,29 +36,12 @@ describe("the console's account pages in a browser", { skip: browserMissing }, (
     t = await buildTestApp({ env: fakes.env() });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
-    user = await signIn(t.app, t.database);
-    const setup = await t.app.inject({
-      method: 'POST',
-      url: '/api/auth/2fa/setup',
-      headers: user.headers,
-      payload: { password: user.password },
-    });
-    const { secret } = setup.json<{ secret: string }>();
-    const enable = await t.app.inject({
-      method: 'POST',
-      url: '/api/auth/2fa/enable',
-      headers: user.headers,
-      payload: { code: codeOf(secret) },
-    });
-    recoveryCodes = enable.json<{ recovery_codes: string[] }>().recovery_codes;
+    user = await twoFactorUser(t);
     account = addAccount(fakes.binance);
     c = await openConsole(browser, base);
-    await c.page.goto('/console/sign-in');
-    await c.page.getByLabel('Email').fill(user.email);
-    await c.page.getByLabel('Password').fill(user.password);
-    await c.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signInAs(c.page, user, '/console/sign-in');
     // The enable spent this step's code; the next step's is accepted (one step of drift).
-    await c.page.getByLabel('Authentication code').fill(codeOf(secret, new Date(Date.now() + 30_000)));
+    await c.page.getByLabel('Authentication code').fill(codeOf(user.secret, new Date(Date.now() + 30_000)));
     await c.page.getByRole('button', { name: 'Verify' }).click();
     await c.page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
   });
@@ -163,10 +148,7 @@ describe("the console's account pages in a browser", { skip: browserMissing }, (
     const fresh = await openConsole(browser, base);
     try {
       const { page } = fresh;
-      await page.goto('/console/account/security');
-      await page.getByLabel('Email').fill(other.email);
-      await page.getByLabel('Password').fill(other.password);
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await signInAs(page, other, '/console/account/security');
       await page.getByText('Two-factor authentication is off.').waitFor();
       // Exact: the passkeys' form asks for the password too while two-factor is off.
       await page.getByLabel('Password', { exact: true }).fill(other.password);
@@ -188,12 +170,9 @@ describe("the console's account pages in a browser", { skip: browserMissing }, (
     const phone = await openConsole(browser, base, { viewport: PHONE, colorScheme: 'dark' });
     try {
       // A second profile signs in on its own, with a recovery code (this step's TOTP code is spent).
-      await phone.page.goto('/console/account/exchanges');
-      await phone.page.getByLabel('Email').fill(user.email);
-      await phone.page.getByLabel('Password').fill(user.password);
-      await phone.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await signInAs(phone.page, user, '/console/account/exchanges');
       await phone.page.getByRole('button', { name: 'Use a recovery code' }).click();
-      await phone.page.getByLabel('Recovery code').fill(recoveryCodes[0]!);
+      await phone.page.getByLabel('Recovery code').fill(user.recoveryCodes[0]!);
       await phone.page.getByRole('button', { name: 'Verify' }).click();
       await phone.page.getByRole('heading', { name: 'Your exchange keys' }).waitFor();
       await phone.page.getByRole('table', { name: 'Exchange keys' }).getByRole('row').nth(1).waitFor();

@@ -2,34 +2,11 @@
 // retrieval-settings conflict shown rather than lost, "run now", axe on every admin page, and every
 // admin page and the account page on a 390 px phone.
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import type { TestApp, TestUser } from '../../helpers/test-app.ts';
-import { after, before, describe, it } from '../../helpers/suite.ts';
-import {
-  assertClean,
-  assertFitsWidth,
-  browserMissing,
-  openConsole,
-  signInAs,
-  startAdminConsole,
-  type AdminConsole,
-  PHONE,
-  type ConsolePage,
-} from './console-browser.ts';
+import { describe, it } from '../../helpers/suite.ts';
+import { assertClean, assertFitsWidth, browserMissing, signInAs, useAdminConsole, PHONE } from './console-browser.ts';
 
 describe("the console's admin pages in a browser", { skip: browserMissing }, () => {
-  let t: TestApp;
-  let base: string;
-  let browser: Browser;
-  let admin: TestUser;
-  let c: ConsolePage;
-  let setup: AdminConsole | undefined;
-
-  before(async () => {
-    setup = await startAdminConsole();
-    ({ t, base, browser, admin, c } = setup);
-  });
-  after(() => setup?.close());
+  const { t, admin, c, open } = useAdminConsole();
 
   it("shows the command center's board, opens a task and records a comment", async () => {
     const { page } = c;
@@ -122,7 +99,7 @@ describe("the console's admin pages in a browser", { skip: browserMissing }, () 
   });
 
   it('fits a 390 px phone on every admin page and the account page', async () => {
-    const phone = await openConsole(browser, base, { viewport: PHONE });
+    const phone = await open({ viewport: PHONE });
     try {
       await signInAs(phone.page, admin, '/console/admin');
       await phone.page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor();

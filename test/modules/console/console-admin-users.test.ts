@@ -3,38 +3,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
-import type { Browser } from 'playwright-core';
-import { signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { after, before, describe, it } from '../../helpers/suite.ts';
-import {
-  assertClean,
-  assertFitsWidth,
-  browserMissing,
-  openConsole,
-  signInAs,
-  startAdminConsole,
-  type AdminConsole,
-  PHONE,
-  type ConsolePage,
-} from './console-browser.ts';
+import { signIn } from '../../helpers/test-app.ts';
+import { describe, it } from '../../helpers/suite.ts';
+import { assertClean, assertFitsWidth, browserMissing, signInAs, useAdminConsole, PHONE } from './console-browser.ts';
 
 describe("the console's users page in a browser", { skip: browserMissing }, () => {
-  let t: TestApp;
-  let base: string;
-  let browser: Browser;
-  let admin: TestUser;
-  let c: ConsolePage;
-  let setup: AdminConsole | undefined;
-
-  before(async () => {
-    setup = await startAdminConsole();
-    ({ t, base, browser, admin, c } = setup);
-  });
-  after(() => setup?.close());
+  const { t, admin, c, open } = useAdminConsole();
 
   it("suspends a user from the users page, and that user's open console signs out", async () => {
     const user = await signIn(t.app, t.database);
-    const theirs = await openConsole(browser, base);
+    const theirs = await open();
     try {
       await signInAs(theirs.page, user, '/console/account');
       await theirs.page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
@@ -103,7 +81,7 @@ describe("the console's users page in a browser", { skip: browserMissing }, () =
       INSERT INTO users (email, password_hash, status)
       SELECT 'crowd-' || i || '@crowd.example', 'unusable', 'active' FROM generate_series(1, 1005) AS i`);
     const { page } = c;
-    await page.goto(`${base}/console/admin/users`);
+    await page.goto('/console/admin/users');
     await page.getByLabel('Search users').fill('crowd');
     const status = page.getByRole('status').filter({ hasText: /^Page / });
     await status.getByText('Page 1 · 1,000+ users').waitFor();
@@ -119,7 +97,7 @@ describe("the console's users page in a browser", { skip: browserMissing }, () =
   });
 
   it('fits a 390 px phone', async () => {
-    const phone = await openConsole(browser, base, { viewport: PHONE, colorScheme: 'dark' });
+    const phone = await open({ viewport: PHONE, colorScheme: 'dark' });
     try {
       await signInAs(phone.page, admin, '/console/admin/users');
       await phone.page.getByRole('table', { name: 'Users, newest first' }).getByRole('row').nth(1).waitFor();

@@ -1,11 +1,14 @@
 // What the console's browser tests share: one headless Chromium (Debian's, driven by playwright-core)
-// and one app per test file, pages that record every CSP violation and script error, and axe-core.
+// and one app per test file, pages that record every CSP violation and script error, and axe-core; and,
+// with the console's session tests, a user who turned two-factor on.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { startVenueFakes } from '../exchange/venue-fakes.ts';
+import { after, before } from '../../helpers/suite.ts';
+import { codeOf } from '../../helpers/totp-reference.ts';
+import { startVenueFakes, type VenueFakes } from '../exchange/venue-fakes.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -176,36 +179,56 @@ export async function signInAs(page: Page, who: TestUser, path: string): Promise
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
-/** An app on the loopback venue fakes, listening, a browser, and an admin signed in to the console's admin page. */
-export interface AdminConsole {
-  t: TestApp;
-  base: string;
-  browser: Browser;
-  admin: TestUser;
-  c: ConsolePage;
-  close(): Promise<void>;
+export type TwoFactorUser = TestUser & { secret: string; recoveryCodes: string[] };
+
+/** A user signed in to `t`'s app who turned two-factor on through the API: its secret and recovery codes. */
+export async function twoFactorUser(t: TestApp): Promise<TwoFactorUser> {
+  const user = await signIn(t.app, t.database);
+  const setup = await t.app.inject({
+    method: 'POST',
+    url: '/api/auth/2fa/setup',
+    headers: user.headers,
+    payload: { password: user.password },
+  });
+  const { secret } = setup.json<{ secret: string }>();
+  const enable = await t.app.inject({
+    method: 'POST',
+    url: '/api/auth/2fa/enable',
+    headers: user.headers,
+    payload: { code: codeOf(secret) },
+  });
+  assert.equal(enable.statusCode, 200, enable.body);
+  return { ...user, secret, recoveryCodes: enable.json<{ recovery_codes: string[] }>().recovery_codes };
 }
 
-export async function startAdminConsole(): Promise<AdminConsole> {
-  const fakes = await startVenueFakes();
-  const t = await buildTestApp({ env: fakes.env() });
-  const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const browser = await launchBrowser();
-  const admin = await signIn(t.app, t.database, { role: 'admin' });
-  const c = await openConsole(browser, base);
-  await signInAs(c.page, admin, '/console/admin');
-  await c.page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor();
-  return {
-    t,
-    base,
-    browser,
-    admin,
-    c,
-    async close() {
-      await c.close();
-      await browser.close();
-      await t.close();
-      await fakes.close();
-    },
-  };
+/**
+ * For the enclosing describe: an app on the loopback venue fakes, listening, a browser, and an admin signed
+ * in to the console's admin page in `c`; started in its before hook, closed in its after hook. `t`, `admin`
+ * and `c` stay empty until that hook fills them in, so the describe may take them at once, and its tests
+ * use them. `open` opens another fresh profile on the same browser and app.
+ */
+export function useAdminConsole() {
+  const t = {} as TestApp;
+  const admin = {} as TestUser;
+  const c = {} as ConsolePage;
+  let fakes: VenueFakes | undefined;
+  let browser: Browser | undefined;
+  let base = '';
+  before(async () => {
+    fakes = await startVenueFakes();
+    Object.assign(t, await buildTestApp({ env: fakes.env() }));
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+    Object.assign(admin, await signIn(t.app, t.database, { role: 'admin' }));
+    Object.assign(c, await openConsole(browser, base));
+    await signInAs(c.page, admin, '/console/admin');
+    await c.page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor();
+  });
+  after(async () => {
+    await c.close?.();
+    await browser?.close();
+    await t.close?.();
+    await fakes?.close();
+  });
+  return { t, admin, c, open: (options?: Parameters<typeof openConsole>[2]) => openConsole(browser!, base, options) };
 }

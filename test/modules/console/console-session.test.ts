@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { codeOf } from '../../helpers/totp-reference.ts';
 import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
+import { twoFactorUser } from './console-browser.ts';
 
 const CONSOLE = { 'x-console-request': '1' };
 
@@ -173,21 +174,7 @@ describe('the console session', () => {
 
   describe('two-factor sign-in', () => {
     it('answers the challenge without a cookie, then sets the cookie when the code is right', async () => {
-      const user = await signIn(t.app, t.database);
-      const setup = await t.app.inject({
-        method: 'POST',
-        url: '/api/auth/2fa/setup',
-        headers: user.headers,
-        payload: { password: user.password },
-      });
-      const { secret } = setup.json<{ secret: string }>();
-      const enable = await t.app.inject({
-        method: 'POST',
-        url: '/api/auth/2fa/enable',
-        headers: user.headers,
-        payload: { code: codeOf(secret) },
-      });
-      assert.equal(enable.statusCode, 200, enable.body);
+      const user = await twoFactorUser(t);
 
       const login = await post('/api/console/session/login', { email: user.email, password: user.password });
       assert.equal(login.statusCode, 200, login.body);
@@ -198,14 +185,14 @@ describe('the console session', () => {
 
       const wrong = await post('/api/console/session/2fa', {
         mfa_token: challenge.mfa_token,
-        code: codeOf(secret) === '000000' ? '111111' : '000000',
+        code: codeOf(user.secret) === '000000' ? '111111' : '000000',
       });
       assert.equal(wrong.statusCode, 401);
       assert.equal(wrong.headers['set-cookie'], undefined);
       // The enable spent this step's code: the next step's code is accepted (one step of drift).
       const verified = await post('/api/console/session/2fa', {
         mfa_token: challenge.mfa_token,
-        code: codeOf(secret, new Date(Date.now() + 30_000)),
+        code: codeOf(user.secret, new Date(Date.now() + 30_000)),
       });
       assert.equal(verified.statusCode, 200, verified.body);
       assert.match(cookieOf(verified), /^tp_console_refresh=[^;]{20,}; Path=\/api\/console\/session;/);

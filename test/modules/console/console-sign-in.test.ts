@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { codeOf } from '../../helpers/totp-reference.ts';
-import { signIn, type TestUser } from '../../helpers/test-app.ts';
+import { signIn } from '../../helpers/test-app.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { startMarket, type MarketHarness } from '../market/market-fixtures.ts';
 import {
@@ -14,6 +14,8 @@ import {
   launchBrowser,
   openConsole,
   PHONE,
+  twoFactorUser,
+  type TwoFactorUser,
   waitForOrExplain,
 } from './console-browser.ts';
 
@@ -21,28 +23,13 @@ describe('signing in to the console in a browser', { skip: browserMissing }, () 
   let m: MarketHarness;
   let base: string;
   let browser: Browser;
-  let user: TestUser & { secret: string };
+  let user: TwoFactorUser;
 
   before(async () => {
     m = await startMarket();
     base = await m.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
-    const signedIn = await signIn(m.app, m.database);
-    const setup = await m.app.inject({
-      method: 'POST',
-      url: '/api/auth/2fa/setup',
-      headers: signedIn.headers,
-      payload: { password: signedIn.password },
-    });
-    const { secret } = setup.json<{ secret: string }>();
-    const enable = await m.app.inject({
-      method: 'POST',
-      url: '/api/auth/2fa/enable',
-      headers: signedIn.headers,
-      payload: { code: codeOf(secret) },
-    });
-    assert.equal(enable.statusCode, 200, enable.body);
-    user = { ...signedIn, secret };
+    user = await twoFactorUser(m);
   });
   after(async () => {
     await browser?.close();
