@@ -2,30 +2,15 @@
 // may trade now (a suspended or deleted owner's hooks place nothing, as their bearer tokens do not), and a
 // hook names a venue the order path knows.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { timenow } from '../../fakes/tradingview.ts';
 import { sql } from 'drizzle-orm';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
-import { newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import {
-  makeHook as makeHookOf,
-  postAlert,
-  startSignalsApp,
-  type MadeHook,
-  type SignalsApp,
-} from './signals-fixtures.ts';
+import { newClientAddress, signIn, type TestUser } from '../../helpers/test-app.ts';
+import { makeHook as makeHookOf, postAlert, useSignalsApp, type MadeHook } from './signals-fixtures.ts';
 
 describe('an alert’s owner and venue', () => {
-  let f: SignalsApp;
-  let clock: SignalsApp['clock'];
-  let t: TestApp;
-  let alice: TestUser;
-
-  before(async () => {
-    f = await startSignalsApp({ SIGNAL_ACK_WITHIN_MS: '60000' });
-    ({ clock, t, alice } = f);
-  });
-  after(() => f.close());
+  const { clock, t, alice } = useSignalsApp({ SIGNAL_ACK_WITHIN_MS: '60000' });
 
   const makeHook = (user: TestUser, payload?: object) => makeHookOf(t.app, user.headers, payload);
   const post = (hook: MadeHook, fields: object = {}) =>

@@ -9,26 +9,13 @@ import { alertRequest, fillPlaceholders, timenow } from '../../fakes/tradingview
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { follow } from '../../helpers/sse-client.ts';
 import { buildTestApp, newClientAddress, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import {
-  listedHook,
-  makeHook as makeHookOf,
-  postAlert,
-  startSignalsApp,
-  type MadeHook,
-  type SignalsApp,
-} from './signals-fixtures.ts';
+import { listedHook, makeHook as makeHookOf, postAlert, useSignalsApp, type MadeHook } from './signals-fixtures.ts';
 
 describe('TradingView alerts', () => {
-  let f: SignalsApp;
-  let clock: SignalsApp['clock'];
-  let t: TestApp;
-  let alice: TestUser;
-
-  before(async () => {
-    f = await startSignalsApp({ SIGNAL_HOOK_LIMIT_PER_MINUTE: '8', SIGNAL_ADDRESS_LIMIT_PER_MINUTE: '12' });
-    ({ clock, t, alice } = f);
+  const { clock, t, alice } = useSignalsApp({
+    SIGNAL_HOOK_LIMIT_PER_MINUTE: '8',
+    SIGNAL_ADDRESS_LIMIT_PER_MINUTE: '12',
   });
-  after(() => f.close());
   beforeEach(async () => {
     await t.database.db.execute(sql`DELETE FROM signal_hooks`);
   });
