@@ -1,26 +1,11 @@
 // On Linear, an agent's open issue is found again by its `agent-id:` label (decision 051): a PATCH that
 // sets the issue's labels keeps that one (decision 987), so the agent's next filing is still deduplicated.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startLinearFake, type LinearFake } from '../../fakes/linear.ts';
-import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { linearEnv } from './tracker-linear-fixtures.ts';
+import { describe, it } from 'node:test';
+import { useLinearApp } from './tracker-linear-fixtures.ts';
 
 describe("a Linear issue's agent label", () => {
-  let fake: LinearFake;
-  let t: TestApp;
-  let admin: TestUser;
-  before(async () => {
-    fake = await startLinearFake();
-    t = await buildTestApp({
-      env: linearEnv(fake),
-    });
-    admin = await signIn(t.app, t.database, { role: 'admin' });
-  });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  const { fake, t, admin } = useLinearApp();
 
   const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
     t.app.inject({ method, url, payload, headers: admin.headers });

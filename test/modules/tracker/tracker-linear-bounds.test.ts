@@ -1,27 +1,14 @@
 // What the Linear backend bounds: the size of an answer it reads (decision 986), and the time an agent's
 // filing takes, which stays inside the filing's lock (decision 988).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { LINEAR_MAX_BODY_BYTES } from '../../../src/modules/tracker/adapters/linear-client.ts';
-import { HUGE_BODY_BYTES, startLinearFake, type LinearFake } from '../../fakes/linear.ts';
-import { buildTestApp, signIn, type TestApp, type TestUser } from '../../helpers/test-app.ts';
-import { linearEnv } from './tracker-linear-fixtures.ts';
+import { HUGE_BODY_BYTES } from '../../fakes/linear.ts';
+import { buildTestApp } from '../../helpers/test-app.ts';
+import { linearEnv, useLinearApp } from './tracker-linear-fixtures.ts';
 
 describe('the Linear backend bounds', () => {
-  let fake: LinearFake;
-  let t: TestApp;
-  let admin: TestUser;
-  before(async () => {
-    fake = await startLinearFake();
-    t = await buildTestApp({
-      env: linearEnv(fake),
-    });
-    admin = await signIn(t.app, t.database, { role: 'admin' });
-  });
-  after(async () => {
-    await t.close();
-    await fake.close();
-  });
+  const { fake, t, admin } = useLinearApp();
 
   it('an answer without end is read up to its bound, then abandoned: 502, and the service holds no more of it', async () => {
     fake.failNext('huge');
