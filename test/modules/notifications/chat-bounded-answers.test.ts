@@ -2,30 +2,22 @@
 // from a broken proxy in front of the webhook, is abandoned at the bound instead of held whole until the
 // post's timeout. A 2xx so answered is delivered once, a 5xx is retried with the answer's first words.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { CHAT_MAX_ANSWER_BYTES } from '../../../src/modules/notifications/adapters/chat-channel.ts';
 import type { ChatMessage } from '../../../src/modules/notifications/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { ENDLESS_BODY_BYTES } from '../../fakes/endless-body.ts';
-import { startChatApp, type ChatApp } from './chat-fixtures.ts';
+import { useChatApp } from './chat-fixtures.ts';
 
 const message: ChatMessage = { source: 'codehost', title: 'Deploy finished', text: 'All green', level: 'info' };
 
 describe("a chat receiver's answer is read within a bound", () => {
-  let f: ChatApp;
-  let receiver: ChatApp['receiver'];
-  let t: ChatApp['t'];
-  const clock = fixedClock(new Date());
-  before(async () => {
-    f = await startChatApp('slack', clock);
-    ({ receiver, t } = f);
-  });
-  after(() => f.close());
+  const { receiver, t, enqueue, row } = useChatApp('slack', fixedClock(new Date()));
 
   const post = async (title: string) => {
-    const id = await f.enqueue({ ...message, title });
+    const id = await enqueue({ ...message, title });
     await t.platform.outbox.drain();
-    return f.row(id);
+    return row(id);
   };
   /** What the receiver wrote of its endless answers: a bound's worth and what socket buffers took. */
   const abandoned = async () => {

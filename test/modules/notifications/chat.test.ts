@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { fixedClock } from '../../../src/platform/clock.ts';
 // The outbox's retry bookkeeping (attempts, next try, dead letters): the dashboard shows only its totals.
@@ -10,7 +10,7 @@ import { createOutboxWorker } from '../../../src/platform/outbox/outbox-worker.t
 import { createNotificationsModule } from '../../../src/modules/notifications/index.ts';
 import { buildTestApp, notificationsDeps, signIn } from '../../helpers/test-app.ts';
 import { startChatReceiver } from '../../fakes/chat-webhook.ts';
-import { startChatApp, type ChatApp } from './chat-fixtures.ts';
+import { useChatApp } from './chat-fixtures.ts';
 
 const message: ChatMessage = {
   source: 'codehost',
@@ -25,18 +25,9 @@ const message: ChatMessage = {
 };
 
 describe('chat notifications to a Slack-compatible webhook', () => {
-  let f: ChatApp;
-  let receiver: ChatApp['receiver'];
-  let t: ChatApp['t'];
   const clock = fixedClock(new Date());
-  before(async () => {
-    f = await startChatApp('slack', clock);
-    ({ receiver, t } = f);
-  });
-  after(() => f.close());
-
-  const enqueue = (chat: ChatMessage = message) => f.enqueue(chat);
-  const row = (id: string) => f.row(id);
+  const { receiver, t, row, enqueue: enqueueChat } = useChatApp('slack', clock);
+  const enqueue = (chat: ChatMessage = message) => enqueueChat(chat);
 
   it('posts text and blocks, and marks the row delivered', async () => {
     const id = await enqueue();
