@@ -327,10 +327,13 @@ describe("Bybit's limits per UID", () => {
   it(`${UID_KEYS} keys of one UID at once share the UID's counters, as Bybit names it: never a limit answer`, async () => {
     const one = instance(createMemoryCache(), urls());
     const { uid, accounts, exchanges } = await uidClients([one], fake);
-    const [answers, { ok, other }] = await limitAnswersDuring(() => burst(exchanges));
+    const [answers, { ok, held, other }] = await limitAnswersDuring(() => burst(exchanges));
     assert.equal(answers, 0, 'Bybit never answered its limit');
     assert.deepEqual(other, [], 'only the budget held calls back');
     assert.ok(ok > 0, `${ok} reads went through`);
+    // The budget's own count says the burst went past the UID's counter (not a slow machine spreading it).
+    const waited = await one.waits('bybit');
+    assert.ok(held + waited > 0, `the budget held ${held} reads and delayed ${waited}`);
     for (const account of accounts)
       assert.equal(await one.budgets.venue('bybit').keyAccount(digest(account.apiKey)), String(uid));
   });
