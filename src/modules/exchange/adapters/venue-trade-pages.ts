@@ -9,13 +9,13 @@ import type { Exchange, Trade } from 'ccxt';
 import type { Venue } from '../venues.domain.ts';
 import { VenueError } from './venue-gateway.ts';
 
-interface Page {
+export interface Page {
   trades: Trade[];
   /** Where the next (older) page of the same window starts; undefined when this was the last. */
   next?: string;
 }
 
-interface Pager {
+export interface Pager {
   /** Pages come oldest first: the walk may stop once it holds `limit` trades. */
   oldestFirst?: boolean;
   /** Least time between two calls of one walk: the venue's per-key limit of that endpoint. */
@@ -153,15 +153,52 @@ export async function oldestTrades(
   known: readonly string[] = [],
 ): Promise<Trade[]> {
   const source = pager(venue, exchange, symbol);
+  const { spacingMs } = source;
+  const paced: Pager = spacingMs
+    ? {
+        ...source,
+        async fetch(from, to, cursor) {
+          await spaced(`${venue}:${exchange.apiKey}`, spacingMs);
+          return source.fetch(from, to, cursor);
+        },
+      }
+    : source;
+  return walkOldest(venue, paced, since, limit, now, known);
+}
+
+/**
+ * `oldestTrades` over any pager: windows [from, to] follow each other without overlap, each walked
+ * whole from its newest page (or its oldest, where the venue starts there), each adding its trades.
+ * A walk that has seen `enough` trades with more pages to go is cut and its window halved; the span
+ * it saw (from its oldest trade to its newest: at least `enough` trades) is kept, and a later window
+ * that would hold it all is halved before it is asked (decision 1230). A backlog that starts
+ * late in a long window is so found in one call per halving, not in a new walk of its newest pages.
+ */
+export async function walkOldest(
+  venue: Venue,
+  source: Pager,
+  since: number,
+  limit: number,
+  now: number,
+  known: readonly string[] = [],
+): Promise<Trade[]> {
   const skip = new Set(known);
   // Walking more than this many trades for `limit` of them: the window is halved instead.
   const enough = Math.max(limit, 100) * 3;
   const found: Trade[] = [];
   let calls = 0;
   let from = since;
-  // Windows follow each other without overlap; each adds its trades, oldest first, until `limit`.
+  /** Spans seen to hold `enough` trades each (at most one a cut walk, so at most MAX_CALLS / 3). */
+  const dense: { start: number; end: number }[] = [];
+  /** `to`, halved while [from, to] would hold a dense span: such a window is known to be too long. */
+  const short = (to: number) => {
+    let end = to;
+    const tooLong = () => dense.some((span) => from <= span.start && end >= span.end);
+    while (end - from > 1000 && tooLong()) end = from + Math.floor((end - from) / 2);
+    return end;
+  };
   while (from <= now && found.length < limit) {
-    let to = source.maxSpanMs ? Math.min(now, from + source.maxSpanMs - 1) : now;
+    let to = short(source.maxSpanMs ? Math.min(now, from + source.maxSpanMs - 1) : now);
     let seen = new Map<string, Trade>();
     let cursor: string | undefined;
     for (;;) {
@@ -171,7 +208,6 @@ export async function oldestTrades(
         if (found.length > 0) return found.slice(0, limit);
         throw new VenueError(venue, 'rejected', `${venue} trade history needed more than ${MAX_CALLS} calls`);
       }
-      if (source.spacingMs) await spaced(`${venue}:${exchange.apiKey}`, source.spacingMs);
       const page = await source.fetch(from, to, cursor);
       for (const trade of page.trades) {
         const at = trade.timestamp ?? Number.NaN;
@@ -180,7 +216,14 @@ export async function oldestTrades(
       cursor = page.next;
       if (!cursor || (source.oldestFirst && found.length + seen.size >= limit)) break;
       if (!source.oldestFirst && seen.size >= enough && to - from > 1000) {
-        to = from + Math.floor((to - from) / 2);
+        let start = to;
+        let end = from;
+        for (const { timestamp } of seen.values()) {
+          start = Math.min(start, timestamp!);
+          end = Math.max(end, timestamp!);
+        }
+        dense.push({ start, end });
+        to = short(from + Math.floor((to - from) / 2));
         seen = new Map();
         cursor = undefined;
       }
