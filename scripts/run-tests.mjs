@@ -22,6 +22,7 @@ import path from 'node:path';
 import { runnableClock } from './ready-wait.mjs';
 import { ensureBuilt } from './build.mjs';
 import { descendantsWatch, idleCores, unwaitedSeconds } from './machine-cpu.mjs';
+import { planLanes } from './test-lanes.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const targets = process.argv.slice(2);
@@ -90,7 +91,8 @@ const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 180_000);
  * that much wall time, as before; one starved of cores by other work on the machine is not ended
  * for the time it waited. Meanwhile reads the CPU time of the processes under `pid` (decision 660).
  * Returns what stops the watch: `stop()` takes a last reading and gives the CPU seconds those
- * processes were seen to run.
+ * processes were seen to run (`seen`) and the seconds they could have run (`runnable`: the wall time
+ * less what they waited for a core, which the next run's order reads, decision 1240).
  */
 function watchFile(pid, onTimeout) {
   const clock = runnableClock(pid);
@@ -112,7 +114,7 @@ function watchFile(pid, onTimeout) {
   return () => {
     clearInterval(timer);
     descendants.tick();
-    return descendants.seconds();
+    return { seen: descendants.seconds(), runnable: clock.tick().chargedMs / 1000 };
   };
 }
 const started = performance.now();
@@ -167,7 +169,7 @@ const nodeFlags = [
 ];
 
 /** Prints a file's report and keeps its figures for the closing summary. */
-function report({ name, seconds, usage, ok, ending, output, shared }) {
+function report({ name, seconds, runnable, usage, ok, ending, output, shared }) {
   for (const [, key, value] of output.matchAll(/^ℹ (tests|pass|fail|skipped|cancelled|todo) (\d+)$/gm))
     totals[key] += Number(value);
   for (const [, reason] of output.matchAll(/^\s*﹣ .* # (.+)$/gm))
@@ -178,7 +180,7 @@ function report({ name, seconds, usage, ok, ending, output, shared }) {
       `${shared ? ', shared process' : ''})` +
       `${ok ? '' : ` FAILED (${ending})`}\n${output}`,
   );
-  results.push({ name, seconds, ...usage, ok, why: ok ? '' : whyFailed(output, ending) });
+  results.push({ name, seconds, runnable, ...usage, ok, why: ok ? '' : whyFailed(output, ending) });
 }
 
 function runFile(file) {
@@ -199,13 +201,14 @@ function runFile(file) {
     child.stdout.on('data', (chunk) => chunks.push(chunk));
     child.stderr.on('data', (chunk) => chunks.push(chunk));
     child.on('close', (code, signal) => {
-      const seen = stopWatch();
+      const { seen, runnable } = stopWatch();
       const output = Buffer.concat(chunks).toString('utf8');
       // Node exits 0 when only a suite's hook failed (an `after` that threw): its summary still lists it.
       const ok = code === 0 && !/^✖ failing tests:$/m.test(output);
       report({
         name: path.relative(root, file),
         seconds: (performance.now() - began) / 1000,
+        runnable,
         usage: charged(usageOf(child.pid), seen),
         ok,
         ending: timedOut ?? signal ?? (code === 0 ? 'exit 0, but a hook failed' : `exit ${code}`),
@@ -300,13 +303,14 @@ function startSharedProcess() {
       );
       if (child.connected) child.send({ file, name });
       const outcome = await Promise.race([done, exited]);
-      const seen = stopWatch();
+      const { seen, runnable } = stopWatch();
       const seconds = (performance.now() - began) / 1000;
       if (typeof outcome === 'object') {
         filesCpu += outcome.cpu;
         report({
           name,
           seconds,
+          runnable,
           usage: charged({ cpu: outcome.cpu, children: outcome.children, maxRssMiB: 0 }, seen),
           ok: outcome.ok && !/^✖ failing tests:$/m.test(outcome.output),
           ending: 'its tests failed',
@@ -352,11 +356,15 @@ function startSharedProcess() {
 
 // Longest first, by the CPU time each file took in the last run here, so the run does not end
 // waiting on one long file started last; files not seen before go first, as they may be long.
-// A file not run here yet (all of them in a fresh clone) goes by the CPU time committed in
-// test/file-cpu-seconds.json (`UPDATE_TEST_ORDER=1 npm test` rewrites it from a whole run): in
-// name order, a clean run ended on its longest files (decision 305).
-const timesCache = path.join(root, 'node_modules/.cache/trading-platform/test-times.json');
+// A file not run here yet (all of them in a fresh clone) goes by the CPU time and the time it could
+// have run committed in test/file-cpu-seconds.json and test/file-runnable-seconds.json
+// (`UPDATE_TEST_ORDER=1 npm test` rewrites them from a whole run): in name order, a clean run ended on
+// its longest files (decision 305).
+const cache = path.join(root, 'node_modules/.cache/trading-platform');
+const timesCache = path.join(cache, 'test-times.json');
+const runnableCache = path.join(cache, 'test-runnable.json');
 const committedTimes = path.join(root, 'test/file-cpu-seconds.json');
+const committedRunnable = path.join(root, 'test/file-runnable-seconds.json');
 const readTimes = (file) => {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
@@ -365,24 +373,40 @@ const readTimes = (file) => {
   }
 };
 const lastTimes = { ...readTimes(committedTimes), ...readTimes(timesCache) };
-const expected = (file) => lastTimes[path.relative(root, file)] ?? Number.POSITIVE_INFINITY;
-const queue = [...files].sort((a, b) => expected(b) - expected(a));
+const lastRunnable = { ...readTimes(committedRunnable), ...readTimes(runnableCache) };
+// The files that mostly wait run in a lane of their own beside the others (decision 1240), unless the
+// count at a time is set (TEST_CONCURRENCY=1 measures files alone), TEST_WAITING_LANE=0, or the memory
+// free would not hold one more file.
+const { queue, waiting } = planLanes(
+  files,
+  (file) => lastTimes[path.relative(root, file)],
+  (file) => lastRunnable[path.relative(root, file)],
+  process.env.TEST_CONCURRENCY === undefined &&
+    process.env.TEST_WAITING_LANE !== '0' &&
+    freemem() / 800e6 >= concurrency + 1,
+);
+const waitingFiles = waiting.length;
 // TEST_SHARED_PROCESSES=0 runs every file in a process of its own, as the run did before (decision 350).
 const sharing = process.env.TEST_SHARED_PROCESSES !== '0';
-await Promise.all(
-  Array.from({ length: Math.min(concurrency, files.length) }, async () => {
-    let shared;
-    for (let file = queue.shift(); file; file = queue.shift()) {
-      if (!sharing || ownProcessReason(file)) {
-        await runFile(file);
-        continue;
-      }
-      shared ??= startSharedProcess();
-      if (!(await shared.run(file))) shared = undefined;
+
+/** Runs the files `next` gives, one after another, those that can in one shared process. */
+async function lane(next) {
+  let shared;
+  for (let file = next(); file; file = next()) {
+    if (!sharing || ownProcessReason(file)) {
+      await runFile(file);
+      continue;
     }
-    await shared?.close();
-  }),
-);
+    shared ??= startSharedProcess();
+    if (!(await shared.run(file))) shared = undefined;
+  }
+  await shared?.close();
+}
+await Promise.all([
+  // Once the queue is done, these lanes take the waiting lane's files too, so none is left to it alone.
+  ...Array.from({ length: Math.min(concurrency, files.length) }, () => lane(() => queue.shift() ?? waiting.shift())),
+  ...(waitingFiles > 0 ? [lane(() => waiting.shift())] : []),
+]);
 
 const idleFigures = idle?.stop();
 
@@ -421,26 +445,35 @@ if (idleFigures)
   );
 try {
   // Files outside the checkout (a test's own fixtures, written to a temporary directory) are not kept.
-  for (const r of results) if (r.cpu > 0 && !r.name.startsWith('..')) lastTimes[r.name] = Number(r.cpu.toFixed(2));
-  mkdirSync(path.dirname(timesCache), { recursive: true });
+  for (const r of results)
+    if (r.cpu > 0 && !r.name.startsWith('..')) {
+      lastTimes[r.name] = Number(r.cpu.toFixed(2));
+      if (r.runnable !== undefined) lastRunnable[r.name] = Number(r.runnable.toFixed(2));
+    }
+  mkdirSync(cache, { recursive: true });
   writeFileSync(timesCache, `${JSON.stringify(lastTimes, null, 1)}\n`);
+  writeFileSync(runnableCache, `${JSON.stringify(lastRunnable, null, 1)}\n`);
 } catch {
   // Only the order of the next run depends on it.
 }
 if (process.env.UPDATE_TEST_ORDER && targets.length === 0 && failed.length === 0) {
   // Whole seconds, in name order: the order matters, not the decimals, and the diff stays small.
-  const byName = Object.fromEntries(
-    results
-      .filter((r) => r.cpu > 0)
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map((r) => [r.name, Math.max(1, Math.round(r.cpu))]),
-  );
-  writeFileSync(committedTimes, `${JSON.stringify(byName, null, 2)}\n`);
+  const byName = (figure) =>
+    Object.fromEntries(
+      results
+        .filter((r) => r.cpu > 0)
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((r) => [r.name, Math.max(1, Math.round(figure(r)))]),
+    );
+  const write = (file, figure) => writeFileSync(file, `${JSON.stringify(byName(figure), null, 2)}\n`);
+  write(committedTimes, (r) => r.cpu);
+  write(committedRunnable, (r) => r.runnable ?? r.seconds);
 }
 if (process.env.TEST_TIMES_FILE) {
-  const times = results.map(({ name, seconds, cpu, children, unwaited, maxRssMiB, ok }) => ({
+  const times = results.map(({ name, seconds, runnable, cpu, children, unwaited, maxRssMiB, ok }) => ({
     name,
     wall: Number(seconds.toFixed(2)),
+    runnable: Number((runnable ?? seconds).toFixed(2)),
     cpu: Number(cpu.toFixed(2)),
     children: Number(children.toFixed(2)),
     unwaited: Number((unwaited ?? 0).toFixed(2)),
@@ -452,7 +485,8 @@ if (process.env.TEST_TIMES_FILE) {
 console.log(
   `\n# ${files.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} ` +
     `failed, ${totals.skipped} skipped, ${totals.cancelled} cancelled, ${totals.todo} ` +
-    `todo; ${((performance.now() - started) / 1000).toFixed(1)} s with ${concurrency} at a time`,
+    `todo; ${((performance.now() - started) / 1000).toFixed(1)} s with ${concurrency} at a time` +
+    `${waitingFiles > 0 ? ` and ${waitingFiles} files that mostly wait in a lane of their own beside them` : ''}`,
 );
 if (skipReasons.size > 0) {
   console.log(
