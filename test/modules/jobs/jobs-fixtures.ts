@@ -23,7 +23,10 @@ export const ago = (ms: number) => new Date(NOW.getTime() - ms);
  * at NOW, the job secret set, the Binance fake as market data (3 s upstream timeout) and no trigger
  * window. Its database is emptied before each test; the app and the fake are closed after the tests.
  */
-export function jobsAppPerFile(started: (app: { t: TestApp; binance: BinanceFake }) => void): void {
+export function jobsAppPerFile(
+  started: (app: { t: TestApp; binance: BinanceFake }) => void,
+  env: Record<string, string> = {},
+): void {
   let binance: BinanceFake;
   let t: TestApp;
   before(async () => {
@@ -35,6 +38,7 @@ export function jobsAppPerFile(started: (app: { t: TestApp; binance: BinanceFake
         BINANCE_API_URL: binance.url,
         MARKET_UPSTREAM_TIMEOUT_MS: '3000',
         JOB_TRIGGER_WINDOW_SECONDS: '0',
+        ...env,
       },
     });
     started({ t, binance });

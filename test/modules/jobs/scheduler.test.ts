@@ -1,7 +1,7 @@
 // The in-process scheduler (SCHEDULER=internal): one timer per job that only calls the runner,
 // started when the server listens and stopped (waiting for runs in progress) when it closes.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { ConfigError, loadConfig } from '../../../src/config/config.ts';
 // Run records: GET /api/scheduled/health shows only each job's newest run, not how many ran or their stamps.
@@ -9,11 +9,11 @@ import { scheduledJobRuns } from '../../../src/modules/jobs/jobs.tables.ts';
 import { JOB_NAMES } from '../../../src/declarations.ts';
 import { cronerTimers, triggerWindowSeconds, type TimerFactory } from '../../../src/modules/jobs/scheduler.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { startBinanceFake, type BinanceFake } from '../../fakes/binance.ts';
+import type { BinanceFake } from '../../fakes/binance.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { inTimeZone } from '../../helpers/time-zone.ts';
 import { waitFor } from '../market/market-fixtures.ts';
-import { JOB_SECRET, jobsModuleFor, maturedIntel, NOW, trigger } from './jobs-fixtures.ts';
+import { JOB_SECRET, jobsAppPerFile, jobsModuleFor, maturedIntel, NOW, trigger } from './jobs-fixtures.ts';
 
 /** Timers that fire only when the test says so. */
 function manualTimers() {
@@ -29,22 +29,7 @@ function manualTimers() {
 describe('in-process scheduler', () => {
   let binance: BinanceFake;
   let t: TestApp;
-  before(async () => {
-    binance = await startBinanceFake();
-    t = await buildTestApp({
-      clock: fixedClock(NOW),
-      env: {
-        SCHEDULED_JOB_SECRET: JOB_SECRET,
-        SCHEDULER: 'internal',
-        BINANCE_API_URL: binance.url,
-        MARKET_LIVE_STREAM: 'false',
-      },
-    });
-  });
-  after(async () => {
-    await t.close();
-    await binance.close();
-  });
+  jobsAppPerFile((app) => ({ t, binance } = app), { SCHEDULER: 'internal', MARKET_LIVE_STREAM: 'false' });
 
   it('refuses an unknown job in SCHEDULER_CRONS even from a config read without the job names', () => {
     const base = { JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
