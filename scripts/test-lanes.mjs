@@ -26,6 +26,9 @@ export function planLanes(files, cpu, runnable, apart = true) {
       used / seconds < WAITING_MAX_CPU_SHARE
     );
   };
-  const waiting = queue.filter(waits).sort((a, b) => runnable(b) - runnable(a));
-  return { queue: queue.filter((file) => !waits(file)), waiting };
+  const waiting = new Set(queue.filter(waits));
+  return {
+    queue: queue.filter((file) => !waiting.has(file)),
+    waiting: [...waiting].sort((a, b) => runnable(b) - runnable(a)),
+  };
 }

@@ -26,17 +26,12 @@ function venue(trades: Trade[], shape: 'newest-first' | 'oldest-first' | 'week-s
       stats.calls += 1;
       if (shape === 'week-span') assert.ok(to - from < 7 * DAY, 'a window of at most 7 days');
       const inside = sorted.filter((t) => t.timestamp! >= from && t.timestamp! <= to);
-      if (shape === 'oldest-first') {
-        // Kraken: the first page asked is the window's oldest, then newer ones.
-        const oldestFirst = inside.reverse();
-        const at = Number(cursor ?? 0);
-        const next = at + size < oldestFirst.length ? String(at + size) : undefined;
-        return { trades: oldestFirst.slice(at, at + size), next };
-      }
+      // Kraken: the first page asked is the window's oldest, then newer ones.
+      const pages = shape === 'oldest-first' ? inside.reverse() : inside;
       const at = Number(cursor ?? 0);
       return {
-        trades: inside.slice(at, at + size),
-        next: at + size < inside.length ? String(at + size) : undefined,
+        trades: pages.slice(at, at + size),
+        next: at + size < pages.length ? String(at + size) : undefined,
       };
     },
   };
