@@ -71,7 +71,8 @@ if (template.status !== 0) {
   console.error('could not prepare the test database template');
   process.exit(1);
 }
-Object.assign(env, JSON.parse(template.stdout));
+const made = JSON.parse(template.stdout);
+Object.assign(env, made);
 
 // A file spends much of its time waiting (on its fakes, on processes it starts, on timeouts it
 // tests), so as many files as cores leave cores idle: one more file than cores keeps them busy.
@@ -410,11 +411,16 @@ await Promise.all([
 
 const idleFigures = idle?.stop();
 
-spawnSync(process.execPath, [...tsx, path.join(root, 'test/helpers/database-template.ts'), 'drop'], {
-  cwd: root,
-  env,
-  stdio: 'inherit',
-});
+// PostgreSQL's template and files' databases are dropped through a client; PGlite's are files of the run.
+if (env.DATABASE_URL) {
+  spawnSync(process.execPath, [...tsx, path.join(root, 'test/helpers/database-template.ts'), 'drop'], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
+}
+rmSync(env.TEST_DATABASES_DIR, { recursive: true, force: true });
+if (made.TEST_PGLITE_IMAGE) rmSync(path.dirname(made.TEST_PGLITE_IMAGE), { recursive: true, force: true });
 
 rmSync(usageDir, { recursive: true, force: true });
 

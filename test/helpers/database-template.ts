@@ -1,17 +1,19 @@
 // The one migrated database a test run copies for each process (scripts/run-tests.mjs):
-//   create  PGlite: makes sure the migrated image exists (npm install made it; a new migration needs
-//           a new one), opens a copy of it in a directory of the run's own and writes the cluster as a
-//           tar there, printing {"TEST_PGLITE_IMAGE": path}: each process loads that tar into a PGlite
-//           in memory (openTestPglite in test/helpers/test-app.ts). The run's own copy, because the
-//           cache keeps one image and a run in a checkout with other migrations replaces it
+//   create  PGlite: copies the migrated image as a tar into a directory of the run's own, printing
+//           {"TEST_PGLITE_IMAGE": path}: each process loads that tar into a PGlite in memory
+//           (openTestPglite in test/helpers/test-app.ts). The tar is kept in the cache beside the image
+//           (npm install made the image; a new migration needs a new one) and made there once, by
+//           opening a copy of the image and dumping it: 4-5 CPU s that every run, the nested runs of
+//           test/scripts among them, paid before its first file could start. The run's own copy,
+//           because the cache keeps one image and a run in a checkout with other migrations replaces it
 //           (pglite-image.ts), which would pull it from under files still to start.
 //           PostgreSQL (DATABASE_URL): makes a migrated template database and prints
 //           {"TEST_DATABASE_TEMPLATE": name}, which each file's database is created from.
 //   drop    drops that template database and the files' databases named in TEST_DATABASES_DIR
-//           (test/helpers/test-postgres.ts), or removes the run's tar.
+//           (test/helpers/test-postgres.ts); the runner removes a PGlite run's tar itself.
 import pg from 'pg';
 import { openDatabase } from '../../src/platform/db/database.ts';
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { hasPgliteImage, pgliteImageDir, writePgliteImage } from '../../src/platform/db/pglite-image.ts';
@@ -28,19 +30,34 @@ async function admin<T>(url: string, run: (client: pg.Client) => Promise<T>): Pr
   }
 }
 
+/** The migrated image's cluster as a tar, from a copy of it opened in `scratchDir`. */
+async function dumpImage(scratchDir: string): Promise<Uint8Array> {
+  const image = hasPgliteImage() ? pgliteImageDir() : await writePgliteImage();
+  const own = path.join(scratchDir, 'pglite');
+  cpSync(image, own, { recursive: true });
+  const database = await openDatabase({ dataDir: own });
+  const tar = new Uint8Array(await (await database.dumpImage!()).arrayBuffer());
+  await database.close();
+  rmSync(own, { recursive: true, force: true });
+  return tar;
+}
+
 async function create(): Promise<Record<string, string>> {
   const url = process.env.DATABASE_URL;
   if (!url) {
-    const image = hasPgliteImage() ? pgliteImageDir() : await writePgliteImage();
     const runDir = mkdtempSync(path.join(tmpdir(), RUN_IMAGE_PREFIX));
-    const own = path.join(runDir, 'pglite');
-    cpSync(image, own, { recursive: true });
-    const database = await openDatabase({ dataDir: own });
-    const tar = new Uint8Array(await (await database.dumpImage!()).arrayBuffer());
-    await database.close();
-    rmSync(own, { recursive: true, force: true });
     const tarPath = path.join(runDir, 'pglite.tar');
-    writeFileSync(tarPath, tar);
+    const cached = `${pgliteImageDir()}.tar`;
+    try {
+      copyFileSync(cached, tarPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      writeFileSync(tarPath, await dumpImage(runDir));
+      // Beside the cache's image, renamed into place whole: a run starting meanwhile copies all or nothing.
+      const partial = `${cached}.${process.pid}.partial`;
+      copyFileSync(tarPath, partial);
+      renameSync(partial, cached);
+    }
     return { TEST_PGLITE_IMAGE: tarPath };
   }
   const name = `test_template_${process.pid}`;
@@ -53,10 +70,6 @@ async function create(): Promise<Record<string, string>> {
 }
 
 async function drop(): Promise<void> {
-  const image = process.env.TEST_PGLITE_IMAGE;
-  if (image && path.basename(path.dirname(image)).startsWith(RUN_IMAGE_PREFIX)) {
-    rmSync(path.dirname(image), { recursive: true, force: true });
-  }
   const filesDir = process.env.TEST_DATABASES_DIR;
   const names = filesDir ? readdirSync(filesDir).filter((name) => /^test_\w+$/.test(name)) : [];
   if (filesDir) rmSync(filesDir, { recursive: true, force: true });

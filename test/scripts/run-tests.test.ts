@@ -3,12 +3,15 @@
 // process of its own and in a shared one. The runner runs for real, on files written here. That a
 // starved file is not charged the time it waited for a core is held by runnable-clock.test.ts on
 // chosen readings: starving a real file on demand proved unreliable while other work shared the machine.
+// The same run shows where its files' database comes from: a run's own copy of the cached PGlite tar,
+// removed when the run ends, or PostgreSQL's template database.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pgliteImageDir } from '../../src/platform/db/pglite-image.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BOUND_S = 6;
@@ -19,6 +22,19 @@ const CANNOT = existsSync('/proc/thread-self/schedstat')
 const hangs = `import { it } from 'node:test';
 it('waits on an event that never comes', async () => {
   await new Promise((resolve) => setTimeout(resolve, 2 ** 31 - 1));
+});
+`;
+
+/** A file that writes down where its database came from, and the size of the tar it was given. */
+const namesItsDatabase = (out: string) => `import { statSync, writeFileSync } from 'node:fs';
+import { it } from 'node:test';
+it('names its database', () => {
+  const image = process.env.TEST_PGLITE_IMAGE;
+  writeFileSync(${JSON.stringify(out)}, JSON.stringify({
+    image,
+    size: image ? statSync(image).size : undefined,
+    template: process.env.TEST_DATABASE_TEMPLATE,
+  }));
 });
 `;
 
@@ -36,6 +52,7 @@ describe('the test runner ends a file that hangs', { skip: CANNOT }, () => {
     const files = {
       'hangs-shared.test.ts': hangs,
       'hangs-alone.test.ts': `// test-runner: own process\n${hangs}`,
+      'names-its-database.test.ts': namesItsDatabase(path.join(dir, 'database.json')),
     };
     for (const [name, source] of Object.entries(files)) writeFileSync(path.join(dir, name), source);
     const runner = spawn(
@@ -56,6 +73,20 @@ describe('the test runner ends a file that hangs', { skip: CANNOT }, () => {
       reports.set(name, { seconds: Number(seconds), failed });
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("gives its files a copy of the cached PGlite tar, gone when it ends, or PostgreSQL's template", () => {
+    assert.ok(existsSync(path.join(dir, 'database.json')), output);
+    const seen = JSON.parse(readFileSync(path.join(dir, 'database.json'), 'utf8'));
+    if (process.env.DATABASE_URL) {
+      assert.match(seen.template ?? '', /^test_template_\d+$/);
+      assert.equal(seen.image, undefined);
+      return;
+    }
+    const cached = `${pgliteImageDir()}.tar`;
+    assert.ok(path.dirname(seen.image).startsWith(path.join(tmpdir(), 'tp-run-image-')), seen.image);
+    assert.equal(seen.size, statSync(cached).size, 'the same cluster as the cache holds');
+    assert.ok(!existsSync(path.dirname(seen.image)), 'the run removes its copy');
+  });
 
   for (const where of ['alone', 'shared']) {
     it(`after ${BOUND_S} s of time it could have run, in a process ${where === 'alone' ? 'of its own' : 'shared with others'}`, () => {

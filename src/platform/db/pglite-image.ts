@@ -68,9 +68,10 @@ export async function writePgliteImage(): Promise<string> {
   await database.close();
   if (isCluster(target)) rmSync(work, { recursive: true, force: true });
   else settle(work, target);
-  // Images of earlier migrations or PGlite versions are of no further use.
+  // Images of earlier migrations or PGlite versions, and what was made of them (the test runs' tar), are
+  // of no further use.
   for (const name of readdirSync(CACHE_DIR)) {
-    if (name.startsWith('pglite-') && !name.includes('.partial') && name !== path.basename(target)) {
+    if (name.startsWith('pglite-') && !name.includes('.partial') && !name.startsWith(path.basename(target))) {
       rmSync(path.join(CACHE_DIR, name), { recursive: true, force: true });
     }
   }
