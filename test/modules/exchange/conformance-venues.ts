@@ -41,6 +41,11 @@ export interface ConformanceVenue {
   backoffMs: number;
   /** The venue's answer when it is down. */
   outage: LoopbackReply;
+  /**
+   * Its other answers that say nothing of whether it did what it was asked, though ccxt reads them as the
+   * venue's refusal: a 5xx with a JSON error body, its own "timed out" or "internal error" in a 200.
+   */
+  noOutcome: LoopbackReply[];
   /** The requests that place an order, begin its lookup by client order id and cancel it (faults go there). */
   orders: Record<'place' | 'lookup' | 'cancel', { path: string; method: string }>;
   /** Settings the app needs for this venue's fake (its limits as the budget models them). */
@@ -75,6 +80,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
       cancel: { path: '/0/private/CancelOrder', method: 'POST' },
     },
     outage: { status: 503, body: { error: ['EService:Unavailable'], result: {} } },
+    noOutcome: [{ body: { error: ['EService:Deadline elapsed'], result: {} } }],
   },
   {
     venue: 'coinbase',
@@ -95,6 +101,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
       body: 'upstream connect error or disconnect/reset before headers',
       headers: { 'content-type': 'text/plain' },
     },
+    noOutcome: [{ status: 500, body: { error: 'internal_server_error', message: 'Internal server error' } }],
   },
   {
     venue: 'okx',
@@ -118,6 +125,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
       status: 503,
       body: { code: '50001', msg: 'Service temporarily unavailable. Please try again later.', data: [] },
     },
+    noOutcome: [{ status: 502, body: { code: '1', msg: 'Operation failed.', data: [] } }],
   },
   {
     venue: 'bybit',
@@ -142,6 +150,12 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
       body: '<html><body>503 Service Temporarily Unavailable</body></html>',
       headers: { 'content-type': 'text/html' },
     },
+    noOutcome: [
+      { body: { retCode: 170146, retMsg: 'Order creation timeout', result: {}, retExtInfo: {}, time: 0 } },
+      {
+        body: { retCode: 10016, retMsg: 'System error. Please try again later.', result: {}, retExtInfo: {}, time: 0 },
+      },
+    ],
   },
 ];
 

@@ -123,9 +123,20 @@ for (const v of CONFORMANCE_VENUES) {
       assert.equal(atVenue(clientId)[0]?.status, 'canceled');
     });
 
-    for (const fault of FAULTS) {
-      it(`${fault.kind} on the send: looked up by client order id, ${fault.executes ? 'found' : 'rejected after the receive window'}, sent once`, async () => {
-        fake.fault(fault.kind, { ...v.orders.place, ms: 2_500, reply5xx: v.outage });
+    const faults = [
+      ...FAULTS.map((fault) => ({ ...fault, reply: v.outage, answer: '' })),
+      // The venue's answers that ccxt reads as its refusal, yet say nothing of the outcome.
+      ...v.noOutcome.flatMap((reply) =>
+        FAULTS.filter((f) => f.kind === '503-after' || f.kind === '503-before').map((fault) => ({
+          ...fault,
+          reply,
+          answer: ` answering ${reply.status ?? 200} ${JSON.stringify(reply.body)}`,
+        })),
+      ),
+    ];
+    for (const fault of faults) {
+      it(`${fault.kind}${fault.answer} on the send: looked up by client order id, ${fault.executes ? 'found' : 'rejected after the receive window'}, sent once`, async () => {
+        fake.fault(fault.kind, { ...v.orders.place, ms: 2_500, reply5xx: fault.reply });
         const placed = await o.place(trader, { exchange: v.venue, ...ORDER });
         assert.equal(placed.statusCode, 201, placed.body);
         const order = placed.json();

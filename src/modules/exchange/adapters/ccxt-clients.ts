@@ -14,7 +14,7 @@ import type { GuardedFetch } from '../../../platform/venue-budget/guarded-fetch.
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import type { Egress, VenueEgress } from '../../../platform/venue-budget/egress.ts';
 import { MARKETS_TTL_MS, type Venue } from '../venues.domain.ts';
-import { refuseBodiesNotJson, type CcxtErrorClasses } from './ccxt-errors.ts';
+import { noteAnswerStatus, refuseBodiesNotJson, type CcxtErrorClasses } from './ccxt-errors.ts';
 import { type CcxtHmac, nodeHmac } from './ccxt-hmac.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
 import { rewriteUrls, urlRewriter, type VenueUrlSettings } from './ccxt-urls.ts';
@@ -169,6 +169,7 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     const signing = exchange as unknown as { hmac: CcxtHmac };
     signing.hmac = nodeHmac(signing.hmac);
     refuseBodiesNotJson(exchange, ccxt.BadResponse as unknown as new (message: string) => Error);
+    noteAnswerStatus(exchange);
     // The venue's door (decision 250), so outbound traffic goes where the platform sends it (tests:
     // loopback only), through the venue's one guard: budget, weights and breaker shared with the
     // market module's client, and the user's share when the instance acts for a user.

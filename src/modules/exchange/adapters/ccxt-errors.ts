@@ -99,6 +99,52 @@ export function refuseBodiesNotJson(exchange: unknown, BadResponse: new (message
   };
 }
 
+/**
+ * Venue answers that say nothing of whether the request was carried out, though ccxt files them as the
+ * venue's refusal (ExchangeError, InvalidOrder): a 2xx or 4xx whose code is the venue's own "try again",
+ * "timed out" or "internal error". Bybit answers them with HTTP 200; Kraken says it in its error list.
+ */
+const OUTCOME_UNKNOWN: Partial<Record<string, readonly string[]>> = {
+  // Server Timeout; System error; Internal error; Order creation timeout; Order cancellation timeout; System Error.
+  bybit: ['5004', '10016', '170001', '170146', '170147', '170234'],
+  kraken: ['EService:Deadline elapsed'],
+};
+
+/** The HTTP status of the answer each error the venue's own handler threw was made of. */
+const answerStatus = new WeakMap<Error, number>();
+
+/**
+ * Notes the HTTP status of the answer behind every error a venue's handler throws. ccxt's handlers read a
+ * body before its status: a 5xx with a JSON body becomes whatever the body says (Coinbase's
+ * `{"error": "internal_server_error"}` an ExchangeError, a refusal), and only a body no handler reads
+ * reaches ccxt's mapping of statuses. The status is what `outcomeUnknown` needs.
+ */
+export function noteAnswerStatus(exchange: unknown): void {
+  const client = exchange as { handleErrors(...args: unknown[]): unknown };
+  const own = client.handleErrors.bind(exchange);
+  client.handleErrors = (status, ...rest) => {
+    try {
+      return own(status, ...rest);
+    } catch (error) {
+      if (error instanceof Error && typeof status === 'number') answerStatus.set(error, status);
+      throw error;
+    }
+  };
+}
+
+/**
+ * Whether a venue's error leaves unknown whether it did what it was asked (decision 1250): any answer
+ * with a 5xx status (PROTOCOLS: "outcome unknown; do not treat it as a failure"; no venue we reach refuses
+ * with one), and the venue's own "timed out" or "internal error" codes above, whatever the status.
+ */
+export function outcomeUnknown(venue: string, error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if ((answerStatus.get(error) ?? 0) >= 500) return true;
+  const { code, text } = venueMessage(venue, error.message);
+  const said = (entry: string) => String(code) === entry || text.split('; ').includes(entry);
+  return (OUTCOME_UNKNOWN[venue] ?? []).some(said);
+}
+
 export function stripUrls(text: string): string {
   return text
     .replace(/\b(?:GET|POST|PUT|DELETE)\s+https?:\/\/\S+/g, '')

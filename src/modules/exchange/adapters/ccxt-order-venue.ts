@@ -2,7 +2,8 @@
 // shared budget like every other venue call. The client order id goes in the venue's own parameter
 // (src/platform/client-order-ids.ts). What an error means for the order is decided here, once: an
 // answer that did not come (timeout, reset, a 5xx such as Binance's -1007) is `unknown`, never a
-// refusal, so the caller looks the order up rather than sending it again.
+// refusal (every 5xx, whatever its body: ccxt-errors.ts), so the caller looks the order up rather than
+// sending it again.
 import type { Exchange, Order, Trade } from 'ccxt';
 import { clientOrderIdRule } from '../../../platform/client-order-ids.ts';
 import type {
@@ -20,7 +21,7 @@ import { BudgetRefusal, UserShareRefusal } from '../../../platform/venue-budget/
 import { isVenue, type Venue } from '../venues.domain.ts';
 import type { CcxtClients } from './ccxt-clients.ts';
 import type { CredentialClients, CredentialVersion } from './ccxt-credential-clients.ts';
-import { toVenueError, venueMessage } from './ccxt-errors.ts';
+import { outcomeUnknown, toVenueError, venueMessage } from './ccxt-errors.ts';
 import { cancelByClientId, findByClientId, tradesOfOrder } from './venue-order-lookups.ts';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
@@ -91,7 +92,7 @@ export interface LiveOrderVenueDeps {
 export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
   const { clients } = deps;
 
-  async function classify(error: unknown): Promise<Outcome> {
+  async function classify(venue: string, error: unknown): Promise<Outcome> {
     // The budget refused before anything left (the venue's, the user's share or the key's limit): nothing was sent.
     if (error instanceof BudgetRefusal || error instanceof UserShareRefusal)
       return { kind: 'refused', reason: error.message };
@@ -110,9 +111,8 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
       };
     if (error instanceof c.NetworkError || error instanceof c.BadResponse)
       return { kind: 'unknown', reason: `no answer from the venue: ${message}` };
-    // Some venues send a 5xx as an ordinary error body (ccxt's ExchangeError): still no answer.
-    if (error instanceof c.ExchangeError && /\b5\d\d\b/.test(error.message) && !/"code"\s*:\s*-?[1-4]/.test(message))
-      return { kind: 'unknown', reason: `no answer from the venue: ${message}` };
+    // A 5xx whatever its body said, or the venue's own "timed out" or "internal error" (decision 1250).
+    if (outcomeUnknown(venue, error)) return { kind: 'unknown', reason: `no answer from the venue: ${message}` };
     if (error instanceof c.ExchangeError) return { kind: 'refused', reason: message };
     return { kind: 'unknown', reason: `no answer from the venue: ${message}` };
   }
@@ -181,7 +181,7 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
               params,
             );
           } catch (error) {
-            const outcome = await classify(error);
+            const outcome = await classify(order.exchange, error);
             return outcome.kind === 'not_found' ? { kind: 'refused', reason: 'the venue refused the order' } : outcome;
           }
           return { kind: 'accepted', state: await acceptedState(exchange, order, placed) };
@@ -201,7 +201,7 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
           return { kind: 'found', state: stateOf(found, trades) };
         });
       } catch (error) {
-        const outcome = await classify(error);
+        const outcome = await classify(order.exchange, error);
         return outcome.kind === 'refused' ? { kind: 'unknown', reason: outcome.reason } : outcome;
       }
     },
@@ -215,7 +215,7 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
           return { kind: 'done', state: stateOf(canceled, trades) };
         });
       } catch (error) {
-        const outcome = await classify(error);
+        const outcome = await classify(order.exchange, error);
         return outcome.kind === 'refused' ? { kind: 'unknown', reason: outcome.reason } : outcome;
       }
     },
