@@ -354,6 +354,7 @@ CREATE TABLE "orders" (
 	"not_final" boolean DEFAULT true NOT NULL,
 	"created_at" timestamp with time zone NOT NULL,
 	"updated_at" timestamp with time zone NOT NULL,
+	"checked_at" timestamp with time zone,
 	CONSTRAINT "orders_status_check" CHECK ("orders"."status" IN ('pending', 'unknown', 'open', 'partially_filled', 'filled', 'canceled', 'expired', 'rejected')),
 	CONSTRAINT "orders_side_check" CHECK ("orders"."side" IN ('buy', 'sell')),
 	CONSTRAINT "orders_type_check" CHECK ("orders"."type" IN ('market', 'limit')),
@@ -967,7 +968,7 @@ CREATE UNIQUE INDEX "order_fills_trade_key" ON "order_fills" USING btree ("order
 CREATE UNIQUE INDEX "orders_client_order_id_key" ON "orders" USING btree ("exchange","client_order_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "orders_idempotency_key" ON "orders" USING btree ("user_id","idempotency_key") WHERE "orders"."idempotency_key" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "orders_user_created_idx" ON "orders" USING btree ("user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "orders_not_final_idx" ON "orders" USING btree ("mode","updated_at") WHERE "orders"."not_final";--> statement-breakpoint
+CREATE INDEX "orders_not_final_idx" ON "orders" USING btree ("mode","checked_at") WHERE "orders"."not_final";--> statement-breakpoint
 CREATE INDEX "paper_fills_order_idx" ON "paper_fills" USING btree ("order_id","seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "paper_orders_client_order_idx" ON "paper_orders" USING btree ("user_id","client_order_id");--> statement-breakpoint
 CREATE INDEX "paper_orders_resting_idx" ON "paper_orders" USING btree ("venue_symbol") WHERE "paper_orders"."status" IN ('open', 'partially_filled');--> statement-breakpoint

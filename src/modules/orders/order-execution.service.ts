@@ -33,6 +33,12 @@ export interface ExecutionDeps {
   logger: Pick<Logger, 'warn' | 'error' | 'info'>;
 }
 
+/**
+ * Orders one reconcile pass looks up, at most: a pass's venue calls go through the shared budget, and the
+ * next pass takes the orders this one did not reach (decision 1300).
+ */
+export const RECONCILE_BATCH = 1000;
+
 export function createOrderExecution(deps: ExecutionDeps) {
   const { db, repo, clock, logger } = deps;
   const { publish, hold } = createOrderPublisher(deps.events);
@@ -130,7 +136,7 @@ export function createOrderExecution(deps: ExecutionDeps) {
     ): Promise<{ checked: number; changed: number; unanswered: number; failed: number }> {
       if (!deps.venue(mode)) return { checked: 0, changed: 0, unanswered: 0, failed: 0 };
       const now = clock.now();
-      const rows = await repo.toReconcile(mode, new Date(now.getTime() - pendingGraceMs), 1000);
+      const rows = await repo.toReconcile(mode, new Date(now.getTime() - pendingGraceMs), RECONCILE_BATCH, now);
       const halts = new Map<string, Promise<boolean>>();
       const haltedNow = (userId: string) => {
         if (!halts.has(userId)) halts.set(userId, halted ? halted(userId) : Promise.resolve(false));

@@ -1,6 +1,7 @@
 // The orders' reads: one order (by id, idempotency key or client order id), a user's list, the orders
-// not final (cancel-all, a halt, the reconcile pass), a user's order counts and day's fills.
-import { and, asc, count, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+// not final (cancel-all, a halt, the reconcile pass, which marks those it takes), a user's order counts and
+// day's fills.
+import { and, asc, count, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { rowOffset } from '../../platform/db/database.ts';
@@ -107,12 +108,18 @@ export function createOrderQueries(db: DbExecutor) {
     },
 
     /**
-     * Orders the reconcile pass brings to the venue's state: every order not final, except those still
-     * `pending` younger than `pendingBefore` (their request may be about to claim and send them).
+     * Orders the reconcile pass brings to the venue's state: up to `limit` of those not final, except those
+     * still `pending` younger than `pendingBefore` (their request may be about to claim and send them).
+     * Those whose outcome is open (`unknown`, a `pending` its request left) come first, then the least
+     * recently looked up; each taken is marked looked up at `now` in the same statement. Ordered by the
+     * last change instead, a lookup that changed nothing left an order where it was, and past `limit`
+     * orders not final every pass took the same ones: an order sent after them stayed `unknown` for good
+     * (decision 1300). A row a move holds locked is left for the next pass.
      */
-    async toReconcile(mode: 'paper' | 'live', pendingBefore: Date, limit: number): Promise<OrderRow[]> {
-      return db
-        .select()
+    async toReconcile(mode: 'paper' | 'live', pendingBefore: Date, limit: number, now: Date): Promise<OrderRow[]> {
+      const open = sql`${orders.status} IN ('pending', 'unknown')`;
+      const due = db
+        .select({ id: orders.id })
         .from(orders)
         .where(
           and(
@@ -121,8 +128,12 @@ export function createOrderQueries(db: DbExecutor) {
             or(sql`${orders.status} <> 'pending'`, lt(orders.createdAt, pendingBefore)),
           ),
         )
-        .orderBy(asc(orders.updatedAt))
-        .limit(limit);
+        .orderBy(sql`${open} DESC`, sql`${orders.checkedAt} ASC NULLS FIRST`, asc(orders.createdAt))
+        .limit(limit)
+        .for('update', { skipLocked: true });
+      const rows = await db.update(orders).set({ checkedAt: now }).where(inArray(orders.id, due)).returning();
+      const openFirst = (row: OrderRow) => (row.status === 'pending' || row.status === 'unknown' ? 0 : 1);
+      return rows.sort((a, b) => openFirst(a) - openFirst(b) || a.createdAt.getTime() - b.createdAt.getTime());
     },
 
     /** Every order not final of every user (a platform halt cancels them all). */

@@ -65,12 +65,14 @@ export const orders = pgTable(
     notFinal: boolean('not_final').notNull().default(true),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
+    /** When a reconcile pass last looked it up (decision 1300): the pass takes the least recently looked up. */
+    checkedAt: at('checked_at'),
   },
   (t) => [
     uniqueIndex('orders_client_order_id_key').on(t.exchange, t.clientOrderId),
     uniqueIndex('orders_idempotency_key').on(t.userId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
     index('orders_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
-    index('orders_not_final_idx').on(t.mode, t.updatedAt).where(sql`${t.notFinal}`),
+    index('orders_not_final_idx').on(t.mode, t.checkedAt).where(sql`${t.notFinal}`),
     check('orders_status_check', oneOf(t.status, ORDER_STATUSES)),
     check('orders_side_check', oneOf(t.side, ORDER_SIDES)),
     check('orders_type_check', oneOf(t.type, ORDER_TYPES)),

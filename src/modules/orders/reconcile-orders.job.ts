@@ -34,7 +34,8 @@ export const reconcileOrdersJob = defineJob({
     'Looks up every order that is not final (pending, unknown, open, partially filled) by its client order ' +
     "id and applies the venue's answer: new fills are stored once under the venue trade id (as the user's " +
     'trades for live orders), an order the venue never received is rejected once its receive window has ' +
-    'passed, one it cannot answer for now is left for the next pass. Its period is ORDER_RECONCILE_SECONDS ' +
+    'passed, one it cannot answer for now is left for the next pass. A pass looks up at most 1,000 orders: ' +
+    'those whose outcome is open first, then the least recently looked up. Its period is ORDER_RECONCILE_SECONDS ' +
     '(30 by default); the server also runs one pass as it starts.',
   result: ReconcileOrdersResult,
   run: (deps: ReconcileOrdersDeps) => deps.orders.reconcile(),
