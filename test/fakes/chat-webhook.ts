@@ -14,8 +14,8 @@ export type CannedResponse =
 
 export interface ChatReceiver {
   url: string;
-  /** Every request, in order, with its parsed JSON body. */
-  received: { headers: IncomingHttpHeaders; body: Record<string, unknown> }[];
+  /** Every request, in order, with its path (a user's webhooks may share one host) and parsed JSON body. */
+  received: { path: string; headers: IncomingHttpHeaders; body: Record<string, unknown> }[];
   /** The bodies answered with a 2xx: the messages that made it into the channel. */
   accepted: Record<string, unknown>[];
   /** What the endless answers wrote (CannedResponse `endless`). */
@@ -143,7 +143,7 @@ export async function startChatReceiver(options: { flavor: ChatFlavor }): Promis
       } catch {
         return refuse(res, 'invalid_payload');
       }
-      received.push({ headers: req.headers, body });
+      received.push({ path: req.url ?? '', headers: req.headers, body });
       const canned = queue.shift();
       if (canned === 'hang') return; // never answers; the socket is destroyed at close
       if (canned) {

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isPublicAddress, privateAmong, shownUrl, urlProblem } from './preferences.domain.ts';
+import {
+  isPublicAddress,
+  isShownUrl,
+  privateAmong,
+  shownUrl,
+  shownWebhooks,
+  urlProblem,
+  type ShownWebhook,
+  type StoredChannel,
+} from './preferences.domain.ts';
 
 describe('webhook destinations', () => {
   it('calls public only the global unicast addresses', () => {
@@ -53,5 +62,48 @@ describe('webhook destinations', () => {
 
   it('shows a stored URL by its origin only', () => {
     assert.equal(shownUrl('https://discord.com/api/webhooks/1/secret-token'), 'https://discord.com/…');
+  });
+
+  it('tells a URL sent back as shown from one to save', () => {
+    assert.equal(isShownUrl('https://hooks.slack.com/…'), true);
+    assert.equal(isShownUrl('https://hooks.slack.com/services/T/B/x'), false);
+    assert.equal(isShownUrl('https://hooks.slack.com/'), false);
+    assert.equal(isShownUrl('not a URL'), false);
+  });
+
+  it('keeps the saved webhooks of one origin in the order they are shown, and no fewer of them', () => {
+    const hook = (id: string, origin: string): StoredChannel => ({
+      id,
+      type: 'webhook',
+      format: 'slack',
+      sealed: `sealed ${id}`,
+      shown: `${origin}/…`,
+    });
+    const before: StoredChannel[] = [
+      hook('a', 'https://hooks.slack.com'),
+      { id: 'email', type: 'email' },
+      hook('b', 'https://hooks.slack.com'),
+      hook('c', 'https://discord.com'),
+    ];
+    const slack = 'https://hooks.slack.com/…';
+    /** Each index with the id of the webhook it keeps, or why it keeps none. */
+    const kept = (found: Map<number, ShownWebhook>) => [...found].map(([i, m]) => [i, 'kept' in m ? m.kept.id : m]);
+
+    // As shown, with other channels between them and another origin first.
+    assert.deepEqual(kept(shownWebhooks(['https://discord.com/…', slack, undefined, slack], before)), [
+      [0, 'c'],
+      [1, 'a'],
+      [3, 'b'],
+    ]);
+    // One of two: either could be meant. A full URL stands for no saved one.
+    assert.deepEqual(kept(shownWebhooks([slack, 'https://hooks.slack.com/services/T/B/x'], before)), [
+      [0, { ambiguous: 2 }],
+    ]);
+    // More than are saved: the ones past them are none of the saved.
+    assert.deepEqual(kept(shownWebhooks(['https://discord.com/…', 'https://discord.com/…'], before)), [
+      [0, 'c'],
+      [1, { none: true }],
+    ]);
+    assert.deepEqual(kept(shownWebhooks(['https://example.com/…'], before)), [[0, { none: true }]]);
   });
 });

@@ -77,3 +77,51 @@ export function privateAmong(addresses: readonly { address: string }[], allowPri
 
 /** How a stored webhook URL is shown back: its origin only; the path holds the receiver's token. */
 export const shownUrl = (text: string) => `${new URL(text).origin}/…`;
+
+/** Whether a URL sent is a webhook as shown back (`https://host/…`), standing for a saved one, not one to save. */
+export function isShownUrl(text: string): boolean {
+  try {
+    return shownUrl(text) === text;
+  } catch {
+    return false;
+  }
+}
+
+type WebhookChannel = Extract<StoredChannel, { type: 'webhook' }>;
+
+/**
+ * What a webhook URL sent back as shown stands for: the saved webhook it keeps; `ambiguous`, the number
+ * saved on its origin when fewer of them were sent back (any could be the one meant); or `none` when more
+ * were sent back than are saved there.
+ */
+export type ShownWebhook = { kept: WebhookChannel } | { ambiguous: number } | { none: true };
+
+/**
+ * Which saved webhook each URL sent back as shown keeps, by the index of its channel in what was sent
+ * (`urls`: each channel's URL, undefined for other channels). Webhooks on one origin are shown alike, so
+ * they are told apart by their order, the order they are shown in: the n-th shown URL of an origin keeps
+ * the n-th webhook saved there (decision 1260).
+ */
+export function shownWebhooks(
+  urls: readonly (string | undefined)[],
+  before: readonly StoredChannel[],
+): Map<number, ShownWebhook> {
+  const saved = new Map<string, WebhookChannel[]>();
+  for (const channel of before)
+    if (channel.type === 'webhook') saved.set(channel.shown, [...(saved.get(channel.shown) ?? []), channel]);
+  const sent = new Map<string, number[]>();
+  urls.forEach((url, index) => {
+    if (url !== undefined && isShownUrl(url)) sent.set(url, [...(sent.get(url) ?? []), index]);
+  });
+  const found = new Map<number, ShownWebhook>();
+  for (const [url, indexes] of sent) {
+    const candidates = saved.get(url) ?? [];
+    indexes.forEach((index, n) => {
+      const candidate = candidates[n];
+      if (!candidate) found.set(index, { none: true });
+      else if (indexes.length < candidates.length) found.set(index, { ambiguous: candidates.length });
+      else found.set(index, { kept: candidate });
+    });
+  }
+  return found;
+}

@@ -33,7 +33,9 @@ const channelFields = {
       maxLength: 2048,
       description:
         'webhook: a Slack- or Discord-style incoming webhook URL, https only, on a public address. Shown back as its ' +
-        'origin only (`https://hooks.slack.com/…`); sending that back unchanged keeps the stored URL.',
+        'origin only (`https://hooks.slack.com/…`); sending that back unchanged keeps the stored URL. Several ' +
+        'on one origin are shown alike and kept in the order shown; sending back fewer of them than are saved ' +
+        'is refused (422): send the full URL of each one to keep.',
     }),
   ),
   format: Type.Optional(StringEnum(WEBHOOK_FORMATS, { description: 'webhook: `slack` (default) or `discord`.' })),

@@ -10,7 +10,14 @@ import type { Db, DbExecutor } from '../../platform/db/database.ts';
 import { validationFailed, type ValidationIssue } from '../../platform/http/errors.ts';
 import type { UserWebhookSender } from './adapters/user-webhook.ts';
 import type { TelegramChannel } from './adapters/telegram.ts';
-import { DEFAULT_EVENTS, shownUrl, type NotifyEvent, type StoredChannel } from './preferences.domain.ts';
+import {
+  DEFAULT_EVENTS,
+  shownUrl,
+  shownWebhooks,
+  type NotifyEvent,
+  type ShownWebhook,
+  type StoredChannel,
+} from './preferences.domain.ts';
 import type { PreferencesRepository, StoredPreferences } from './preferences.repository.ts';
 import { MAX_CHANNELS, type Channel, type PreferencesBody } from './preferences.schemas.ts';
 
@@ -97,12 +104,16 @@ export function createPreferencesService(deps: {
     };
   }
 
-  /** The channel as stored, or the issue that keeps it out; an unchanged channel keeps its id and seal. */
+  /**
+   * The channel as stored, or the issue that keeps it out; an unchanged channel keeps its id and seal. `shown`:
+   * the saved webhook a URL sent back as shown stands for, if it is one.
+   */
   async function toStored(
     userId: string,
     channel: Channel,
     index: number,
     before: StoredChannel[],
+    shown: ShownWebhook | undefined,
   ): Promise<StoredChannel | ValidationIssue> {
     const issue = (field: string, type: string, msg: string, input: unknown): ValidationIssue => ({
       type,
@@ -137,8 +148,24 @@ export function createPreferencesService(deps: {
     const format = channel.format ?? 'slack';
     const url = channel.url?.trim();
     if (!url) return issue('url', 'missing', 'Field required', null);
-    const kept = before.find((c) => c.type === 'webhook' && c.shown === url);
-    if (kept && kept.type === 'webhook') return { ...kept, format };
+    if (shown) {
+      if ('kept' in shown) return { ...shown.kept, format };
+      // A shown URL is the origin alone, never the receiver's token: it may be echoed.
+      if ('ambiguous' in shown)
+        return issue(
+          'url',
+          'value_error',
+          `Value error, ${shown.ambiguous} webhooks on ${url} are saved and shown alike, so fewer of them sent back ` +
+            'cannot say which are kept: send back each of them as shown, or the full URL of each one to keep',
+          url,
+        );
+      return issue(
+        'url',
+        'value_error',
+        `Value error, no saved webhook on ${url} is left for this shown URL: a new webhook is sent by its full URL`,
+        url,
+      );
+    }
     const refusal = await webhooks.refusal(url);
     // The URL itself is never echoed: its path is the receiver's token.
     if (refusal) return issue('url', 'value_error', `Value error, ${refusal}`, shownOrNothing(url));
@@ -221,7 +248,13 @@ export function createPreferencesService(deps: {
       // Checked against what is stored now, outside the lock (a webhook's name is resolved), then saved
       // over what is stored when the row is locked (decision 861).
       const before = (await repo.of(userId))?.channels ?? [];
-      const results = await Promise.all(body.channels.map((channel, i) => toStored(userId, channel, i, before)));
+      const shown = shownWebhooks(
+        body.channels.map((channel) => (channel.type === 'webhook' ? channel.url?.trim() : undefined)),
+        before,
+      );
+      const results = await Promise.all(
+        body.channels.map((channel, i) => toStored(userId, channel, i, before, shown.get(i))),
+      );
       const issues = results.filter((r): r is ValidationIssue => 'loc' in r);
       if (issues.length > 0) throw validationFailed(issues);
       const channels = results as StoredChannel[];
@@ -229,6 +262,7 @@ export function createPreferencesService(deps: {
         throw validationFailed([
           { type: 'value_error', loc: ['body', 'channels'], msg: 'Value error, email may be listed once', input: null },
         ]);
+      // Each webhook sent back as shown keeps one of its own (shownWebhooks): only a chat can come twice.
       if (new Set(channels.map((c) => c.id)).size < channels.length)
         throw validationFailed([
           {

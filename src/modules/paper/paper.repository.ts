@@ -48,6 +48,22 @@ const LOCK_ACCOUNT = `SELECT 1 FROM ${ACCOUNTS} WHERE user_id = $1::uuid FOR UPD
 const BALANCES_OF = `SELECT asset, free, locked FROM ${BALANCES} WHERE user_id = $1::uuid`;
 
 /**
+ * An account opened with its start balances ($3 the assets, $4 their amounts), or not at all: one statement,
+ * so that a failed balance write, or a process stopped between two writes, cannot leave an account that every
+ * later call finds opened and never gives balances. Answers the accounts opened: 0 when it existed.
+ */
+const OPEN_ACCOUNT = `WITH opened AS (
+    INSERT INTO ${ACCOUNTS} (user_id, created_at) VALUES ($1::uuid, $2::timestamptz)
+    ON CONFLICT (user_id) DO NOTHING
+    RETURNING user_id
+  ), started AS (
+    INSERT INTO ${BALANCES} (user_id, asset, free, locked, updated_at)
+    SELECT opened.user_id, v.asset, v.free, 0, $2::timestamptz
+    FROM opened, unnest($3::text[], $4::numeric[]) AS v(asset, free)
+  )
+  SELECT count(*)::int AS opened FROM opened`;
+
+/**
  * Told, on commit, of each order left resting, by any instance (the payload: its venue symbol): the
  * resting watch's wake-up (docs/decisions/640).
  */
@@ -94,22 +110,23 @@ const INSERT_SETTLED = `WITH o AS (
 
 export function createPaperRepository(db: DbExecutor) {
   return {
-    /** Opens the account with `start` unless it exists; true when it was opened now. */
+    /** Opens the account with `start` unless it exists, both in one statement; true when it was opened now. */
     async ensureAccount(
       userId: string,
       start: Readonly<Record<string, string>>,
       now: Date,
       executor: DbExecutor = db,
     ): Promise<boolean> {
-      const opened = await executor
-        .insert(paperAccounts)
-        .values({ userId, createdAt: now })
-        .onConflictDoNothing()
-        .returning({ userId: paperAccounts.userId });
-      if (opened.length === 0) return false;
-      const rows = Object.entries(start).map(([asset, free]) => ({ userId, asset, free, locked: '0', updatedAt: now }));
-      if (rows.length > 0) await executor.insert(paperBalances).values(rows);
-      return true;
+      const assets = Object.entries(start);
+      const [row] = rowsOf<{ opened: number }>(
+        await executeText(executor, 'paper_open_account', OPEN_ACCOUNT, [
+          userId,
+          now,
+          arrayParam(assets.map(([asset]) => asset)),
+          arrayParam(assets.map(([, free]) => free)),
+        ]),
+      );
+      return Number(row?.opened) > 0;
     },
 
     /** Locks the user's account row; false when the account is not opened yet (nothing locked). */

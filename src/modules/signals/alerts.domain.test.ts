@@ -56,6 +56,27 @@ describe('alert bodies', () => {
     assert.equal(over.issues[0]!.type, 'less_than_equal');
   });
 
+  it('refuses what no column can hold in any field it reads, once a field, and not in fields it ignores', () => {
+    const out = read(
+      '{"secret":"s","symbol":"BTC\\u0000USDT","action":"buy","amount":1e400,"id":"a\\u0000b","tag":"x\\u0000"}',
+    );
+    assert.ok('issues' in out);
+    assert.deepEqual(
+      out.issues.map((issue) => [issue.loc.join('.'), issue.type]),
+      [
+        ['body.symbol', 'value_error'],
+        ['body.amount', 'finite_number'],
+        ['body.id', 'value_error'],
+      ],
+    );
+    const lines = read('SECRET=s\nSYMBOL=ETHUSDT\nSIGNAL=BUY\nVOLUME=1\u0000%\nID=x\u0000y');
+    assert.ok('issues' in lines);
+    assert.deepEqual(
+      lines.issues.map((issue) => issue.loc.join('.')),
+      ['body.VOLUME', 'body.id'],
+    );
+  });
+
   it('is stale beyond max lag either way; without a time it is not', () => {
     const now = new Date('2026-11-28T22:00:00Z');
     assert.equal(isStale(new Date('2026-11-28T21:58:59Z'), now, 60), true);

@@ -3,6 +3,7 @@
 // clock's time is passed in. An alert that says nothing this service can act on is a list of issues,
 // each as Pydantic would word it, so the refusal names every field at once.
 import type { ValidationIssue } from '../../platform/http/errors.ts';
+import { unstorableValues } from '../../platform/http/unstorable-values.ts';
 
 export const SIGNAL_MODES = ['paper', 'live'] as const;
 export type SignalMode = (typeof SIGNAL_MODES)[number];
@@ -116,16 +117,26 @@ const textOf = (value: unknown): string | undefined =>
 
 /** Reads the alert's order; the issues when it says nothing this service can act on. */
 export function readAlert(fields: Fields): { alert: Alert } | { issues: ValidationIssue[] } {
-  const issues: ValidationIssue[] = [];
-  const issue = (field: string, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>) =>
+  const actionField = fields.action !== undefined ? 'action' : 'side';
+  // The route reads its own body, so the check every other body gets (a NUL, a lone surrogate, a number
+  // past finite) is made here, on every field read: the id is stored as the claim's key, and PostgreSQL
+  // refuses a NUL in text. The secret is only compared, never stored.
+  const issues: ValidationIssue[] = (
+    ['symbol', actionField, 'type', 'volume', 'amount', 'amount_quote', 'percent', 'price', 'id', 'time'] as const
+  ).flatMap((field) =>
+    fields[field] === undefined ? [] : unstorableValues(fields[field], ['body', field === 'volume' ? 'VOLUME' : field]),
+  );
+  const issue = (field: string, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>) => {
+    // One issue a field: text that cannot be stored is not also read for what it says.
+    if (issues.some((found) => found.loc[1] === field)) return;
     issues.push({ type, loc: ['body', field], msg, input, ...(ctx ? { ctx } : {}) });
+  };
 
   const symbol = textOf(fields.symbol);
   if (symbol === undefined) issue('symbol', 'missing', 'Field required', null);
   else if (!SYMBOL.test(symbol))
     issue('symbol', 'string_pattern_mismatch', 'Input should be a symbol such as BTCUSDT or BTC/USDT', fields.symbol);
 
-  const actionField = fields.action !== undefined ? 'action' : 'side';
   const action = textOf(fields[actionField])?.toLowerCase();
   if (action === undefined) issue('action', 'missing', 'Field required', null);
   else if (action !== 'buy' && action !== 'sell')

@@ -115,6 +115,77 @@ describe('notification preferences', () => {
     assert.equal(slack.received.length, 1);
   });
 
+  it('keeps two webhooks on one host apart: sent back as shown, each keeps its own URL', async () => {
+    // A user of its own: each user's test sends are bounded per minute.
+    const carol = await signIn(t.app, t.database);
+    const hooks = [`${slack.url}/services/T1/B1/first`, `${slack.url}/services/T1/B2/second`];
+    const saved = await put(carol, {
+      channels: hooks.map((url) => ({ type: 'webhook', url, format: 'slack' })),
+      events: [],
+    });
+    assert.equal(saved.statusCode, 200, saved.body);
+    const shown = saved.json<{ channels: { url: string }[] }>().channels;
+    assert.equal(shown[0]!.url, shown[1]!.url, 'both are shown by the same origin');
+
+    // Only the events change; the channels go back exactly as they were shown.
+    const again = await put(carol, { channels: shown, events: ['order.filled'] });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.deepEqual(again.json<{ channels: unknown }>().channels, shown);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: carol.headers })).statusCode,
+      202,
+    );
+    await t.platform.outbox.drain();
+    assert.deepEqual(
+      slack.received.map((r) => r.path).sort(),
+      hooks.map((url) => new globalThis.URL(url).pathname),
+    );
+  });
+
+  it('refuses a shown webhook URL that cannot say which saved webhook it keeps, or that none is left for', async () => {
+    const carol = await signIn(t.app, t.database);
+    const hooks = [`${slack.url}/services/T1/B1/first`, `${slack.url}/services/T1/B2/second`];
+    const saved = await put(carol, {
+      channels: hooks.map((url) => ({ type: 'webhook', url, format: 'slack' })),
+      events: [],
+    });
+    const shown = saved.json<{ channels: { url: string }[] }>().channels;
+
+    // One of two shown alike: keeping it could keep either URL, and the other would go on being told.
+    const one = assertIssue(
+      await put(carol, { channels: [shown[1]], events: [] }),
+      ['body', 'channels', 0, 'url'],
+      'value_error',
+    );
+    assert.match(one.msg, /2 webhooks on .* are saved/);
+    assert.equal(one.input, shown[1]!.url);
+    const kept = await t.app.inject({ method: 'GET', url: URL, headers: carol.headers });
+    assert.deepEqual(kept.json<{ channels: unknown }>().channels, shown, 'nothing was changed');
+
+    // The one to keep, by its full URL: the other one is removed.
+    assert.equal((await put(carol, { channels: [{ type: 'webhook', url: hooks[1] }], events: [] })).statusCode, 200);
+    await t.app.inject({ method: 'POST', url: '/api/notifications/test', headers: carol.headers });
+    await t.platform.outbox.drain();
+    assert.deepEqual(
+      slack.received.map((r) => r.path),
+      [new globalThis.URL(hooks[1]!).pathname],
+    );
+
+    // A shown URL beyond the webhooks saved on its host stands for none of them.
+    assertIssue(
+      await put(carol, { channels: [shown[0], shown[0]], events: [] }),
+      ['body', 'channels', 1, 'url'],
+      'value_error',
+    );
+    const dave = await signIn(t.app, t.database);
+    const none = assertIssue(
+      await put(dave, { channels: [shown[0]], events: [] }),
+      ['body', 'channels', 0, 'url'],
+      'value_error',
+    );
+    assert.match(none.msg, /full URL/);
+  });
+
   it('refuses channels without what their type needs, and unknown events, field by field', async () => {
     assertIssue(
       await put(alice, { channels: [{ type: 'telegram' }], events: [] }),

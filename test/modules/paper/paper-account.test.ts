@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../../src/config/config.ts';
-import { assertIssue } from '../../helpers/error-assertions.ts';
+import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
 import { signIn, type TestUser } from '../../helpers/test-app.ts';
 import type { MarketHarness } from '../market/market-fixtures.ts';
 import { startPaperMarket } from './paper-fixtures.ts';
@@ -47,6 +47,31 @@ describe('paper account', () => {
       unpriced: [],
       source: 'binance',
     });
+  });
+
+  it('opens an account with its start balances or not at all: a refused balance write leaves no account', async () => {
+    const carol = await signIn(m.app, m.database);
+    // The database refuses carol's balance rows: the account's first read must not leave her account open
+    // without them, or every later read would find it opened and give it none.
+    const db = m.database.db;
+    await db.execute(
+      sql.raw(
+        `ALTER TABLE paper_balances ADD CONSTRAINT paper_balances_refused CHECK (user_id <> '${carol.id}') NOT VALID`,
+      ),
+    );
+    try {
+      assertDetail(await get(carol.headers), 500);
+    } finally {
+      await db.execute(sql.raw('ALTER TABLE paper_balances DROP CONSTRAINT paper_balances_refused'));
+    }
+    const opened = await m.database.rows(sql`SELECT 1 FROM paper_accounts WHERE user_id = ${carol.id}::uuid`);
+    assert.equal(opened.length, 0, 'no account without its balances');
+    const r = await get(carol.headers);
+    assert.equal(r.statusCode, 200, r.body);
+    assert.deepEqual(r.json<{ balances: unknown }>().balances, [
+      { asset: 'BTC', free: '0.1', locked: '0' },
+      { asset: 'USDT', free: '2500.5', locked: '0' },
+    ]);
   });
 
   it('a reset cancels resting orders, sets the balances exactly and is audited', async () => {

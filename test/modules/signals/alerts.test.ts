@@ -160,6 +160,24 @@ describe('TradingView alerts', () => {
     assert.equal((await counters(hook.id)).alerts_refused, 6);
   });
 
+  it('refuses text no database column can hold in the fields it reads, in either form (422), as every route does', async () => {
+    const hook = await makeHook();
+    const nul = assertIssue(await post(hook.id, json(hook, { id: 'a\u0000b' })), ['body', 'id'], 'value_error');
+    assert.match(nul.msg, /NUL character/);
+    assert.equal(nul.input, 'a\u0000b');
+    const text = await post(hook.id, `SECRET=${hook.secret}\nSYMBOL=BTCUSDT\nSIGNAL=BUY\nVOLUME=0.001\nID=x\u0000y`);
+    assertIssue(text, ['body', 'id'], 'value_error');
+    assertIssue(await post(hook.id, json(hook, { id: '\ud800' })), ['body', 'id'], 'string_unicode');
+    // One issue a field: the NUL, not the pattern it breaks too.
+    const symbol = await post(hook.id, json(hook, { symbol: 'BTC\u0000USDT' }));
+    assert.equal(symbol.json<{ detail: unknown[] }>().detail.length, 1, symbol.body);
+    assertIssue(symbol, ['body', 'symbol'], 'value_error');
+    const after = await counters(hook.id);
+    assert.equal(after.alerts_refused, 4);
+    assert.match(after.last_error ?? '', /^422: symbol: Value error, text must not contain the NUL character/);
+    placed(await post(hook.id, json(hook, { id: 'a-b' })));
+  });
+
   it("keeps the owner's last error from alerts that prove nothing: an unreadable body, an oversized one", async () => {
     const hook = await makeHook();
     const old = new Date(clock.now().getTime() - 10 * 60_000);
