@@ -11,6 +11,12 @@ export type OrderType = 'market' | 'limit';
 export type TimeInForce = 'GTC' | 'IOC' | 'FOK';
 export type OrderMode = 'paper' | 'live';
 
+/**
+ * How long after its claim a live send may still be signed (decision 1310). A lookup that finds no order
+ * takes it as never received only once the venue's receive window has passed this much later.
+ */
+export const SIGN_WITHIN_MS = 5_000;
+
 /** The order as it is sent: what was stored before anything left the process. Decimals as strings. */
 export interface VenueOrderRequest {
   userId: string;
@@ -29,6 +35,11 @@ export interface VenueOrderRequest {
   price: string | null;
   /** The exchange credential that trades (live only). */
   credentialId: string | null;
+  /**
+   * When its send was claimed (stored `unknown`): a live send is signed within SIGN_WITHIN_MS of it or not
+   * at all. Absent or null for a lookup of an order never claimed.
+   */
+  sentAt?: Date | null;
   /**
    * That credential as the placing request read it, moments before the order was stored (a live send
    * only): the venue sends with it rather than reading the credential once more. Absent (a lookup, a

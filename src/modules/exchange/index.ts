@@ -162,6 +162,7 @@ export function createExchangeModule(platform: Platform, deps: ExchangeDeps, opt
   const liveOrders = createLiveOrderVenue({
     clients: ccxtGateway.clients,
     credentialClients,
+    now: () => clock.now().getTime(),
     credential: async (userId, venue, credentialId) =>
       versionOf(await credentials.ownedOn(userId, venue, credentialId), venue),
     readBefore: (credential) =>

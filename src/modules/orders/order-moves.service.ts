@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { clientOrderIdRule } from '../../platform/client-order-ids.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Db, DbExecutor } from '../../platform/db/database.ts';
-import type { OrderVenue } from '../../platform/order-venue.ts';
+import { type OrderVenue, SIGN_WITHIN_MS } from '../../platform/order-venue.ts';
 import type { OrderFillTrade } from '../exchange/index.ts';
 import type { DailyLossLimits } from '../trading/index.ts';
 import { audit } from './orders.audit.ts';
@@ -168,8 +168,10 @@ export function createOrderMoves(deps: OrderMovesDeps) {
     const result = await venue.lookup(requestOf(row));
     if (result.kind === 'found') return { row: await apply(row.id, { state: result.state }, mover), answered: true };
     if (result.kind === 'unknown') return { row, answered: false, reason: result.reason };
+    // The send may be signed up to SIGN_WITHIN_MS after its claim, and taken for the receive window after that.
     const sentAt = (row.sentAt ?? row.createdAt).getTime();
-    if (row.status === 'unknown' && clock.now().getTime() - sentAt > clientOrderIdRule(row.exchange).receiveWindowMs) {
+    const givenUpAfter = clientOrderIdRule(row.exchange).receiveWindowMs + SIGN_WITHIN_MS;
+    if (row.status === 'unknown' && clock.now().getTime() - sentAt > givenUpAfter) {
       const rejected = await apply(
         row.id,
         { rejected: 'the venue never received it: no order with its client order id after its receive window' },

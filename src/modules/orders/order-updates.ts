@@ -60,6 +60,7 @@ export function requestOf(row: OrderRow): VenueOrderRequest {
     amount: row.amount,
     price: row.price,
     credentialId: row.credentialId,
+    sentAt: row.sentAt,
   };
 }
 

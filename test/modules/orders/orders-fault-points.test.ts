@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Decimal } from 'decimal.js';
 import { clientOrderIdRule } from '../../../src/platform/client-order-ids.ts';
+import { SIGN_WITHIN_MS } from '../../../src/platform/order-venue.ts';
 import { FAILURE_BREAKER } from '../../../src/platform/venue-budget/venue-budget.ts';
 import type { OrderFaultKind } from '../../fakes/binance-orders.ts';
 import { ordersOf, type VenueAccount, type VenueOrder } from '../../fakes/venue-loopback.ts';
@@ -212,11 +213,14 @@ describe(`orders on every venue at random fault points (ORDERS_FAULT_SEED=${SEED
     }
     await Promise.all(lanes.map(run));
 
-    // Past every venue's receive window, and past the pause of a breaker the run's 5xx answers may have
+    // Past every venue's receive window (and the late signing it allows for), and past the pause of a breaker the run's 5xx answers may have
     // opened, one pass: every order it looks up is answered.
     o.clock.advance(
-      Math.max(15_000, FAILURE_BREAKER.pauseMs, ...lanes.map((l) => clientOrderIdRule(l.exchange).receiveWindowMs)) +
-        1_000,
+      Math.max(
+        15_000,
+        FAILURE_BREAKER.pauseMs,
+        ...lanes.map((l) => clientOrderIdRule(l.exchange).receiveWindowMs + SIGN_WITHIN_MS),
+      ) + 1_000,
     );
     const unansweredIn = async () => {
       const logged = o.t.logLines().length;

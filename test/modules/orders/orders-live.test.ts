@@ -3,6 +3,7 @@
 // venue's state without a second send, and the validation that refuses before anything is sent.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SIGN_WITHIN_MS } from '../../../src/platform/order-venue.ts';
 import { assertDetail } from '../../helpers/error-assertions.ts';
 import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
 
@@ -118,7 +119,12 @@ describe('live orders', () => {
     assert.equal(placed.statusCode, 201, placed.body);
     assert.equal(placed.json().status, 'unknown');
     assert.equal(o.book.of(trader.account.apiKey).length, 0);
+    // Past Binance's receive window (11 s), but the send may have been signed up to SIGN_WITHIN_MS late.
     o.clock.advance(12_000);
+    await o.t.modules.orders.reconcile();
+    const waiting = (await o.inject('GET', `/api/orders/${placed.json().id}`, trader.headers)).json();
+    assert.equal(waiting.status, 'unknown', 'a send signed late may still be taken');
+    o.clock.advance(SIGN_WITHIN_MS);
     await o.t.modules.orders.reconcile();
     const detail = (await o.inject('GET', `/api/orders/${placed.json().id}`, trader.headers)).json();
     assert.equal(detail.status, 'rejected');

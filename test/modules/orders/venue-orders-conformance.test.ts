@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientOrderIdRule } from '../../../src/platform/client-order-ids.ts';
+import { SIGN_WITHIN_MS } from '../../../src/platform/order-venue.ts';
 import { ordersOf, type VenueAccount, type VenueFaultKind } from '../../fakes/venue-loopback.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
@@ -144,7 +145,7 @@ for (const v of CONFORMANCE_VENUES) {
           assert.equal(order.status, 'open', `found by the lookup right after the send: ${placed.body}`);
         } else {
           assert.equal(order.status, 'unknown', 'not found while the request may still arrive');
-          o.clock.advance(rule.receiveWindowMs + 1_000);
+          o.clock.advance(rule.receiveWindowMs + SIGN_WITHIN_MS + 1_000);
         }
         const pass = await o.t.modules.orders.reconcile();
         assert.equal(pass.failed, 0);

@@ -19,6 +19,8 @@ import { type CcxtHmac, nodeHmac } from './ccxt-hmac.ts';
 import type { VenueCredentials } from './venue-gateway.ts';
 import { rewriteUrls, urlRewriter, type VenueUrlSettings } from './ccxt-urls.ts';
 import { holdKeyCalls } from './venue-key-calls.ts';
+import { holdSigningDeadlines } from './signing-deadline.ts';
+import { SIGN_WITHIN_MS } from '../../../platform/order-venue.ts';
 
 export type CcxtModule = typeof import('ccxt');
 type ExchangeClass = new (config?: Record<string, unknown>) => Exchange;
@@ -170,6 +172,7 @@ export function createCcxtClients(deps: CcxtClientDeps) {
     signing.hmac = nodeHmac(signing.hmac);
     refuseBodiesNotJson(exchange, ccxt.BadResponse as unknown as new (message: string) => Error);
     noteAnswerStatus(exchange);
+    holdSigningDeadlines(exchange, SIGN_WITHIN_MS);
     // The venue's door (decision 250), so outbound traffic goes where the platform sends it (tests:
     // loopback only), through the venue's one guard: budget, weights and breaker shared with the
     // market module's client, and the user's share when the instance acts for a user.

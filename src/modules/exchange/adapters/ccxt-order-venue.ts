@@ -17,11 +17,13 @@ import type {
   VenueOrderState,
   VenueOrderStatus,
 } from '../../../platform/order-venue.ts';
+import { SIGN_WITHIN_MS } from '../../../platform/order-venue.ts';
 import { BudgetRefusal, UserShareRefusal } from '../../../platform/venue-budget/venue-budget.ts';
 import { isVenue, type Venue } from '../venues.domain.ts';
 import type { CcxtClients } from './ccxt-clients.ts';
 import type { CredentialClients, CredentialVersion } from './ccxt-credential-clients.ts';
 import { outcomeUnknown, toVenueError, venueMessage } from './ccxt-errors.ts';
+import { SigningDeadlinePassed, signedBy } from './signing-deadline.ts';
 import { cancelByClientId, findByClientId, tradesOfOrder } from './venue-order-lookups.ts';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
@@ -83,6 +85,8 @@ export interface LiveOrderVenueDeps {
   clients: CcxtClients;
   /** The credential's instances, kept between calls (decision 261). */
   credentialClients: Pick<CredentialClients, 'get'>;
+  /** The module's clock: a send's signing deadline runs from its claim on it (decision 1310). */
+  now(): number;
   /** The credential as stored now, read before every call: it must be the user's, for that venue. */
   credential(userId: string, venue: Venue, credentialId: string): Promise<CredentialVersion>;
   /** A credential this module read for the request (VenueOrderRequest.credential), or undefined. */
@@ -93,8 +97,9 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
   const { clients } = deps;
 
   async function classify(venue: string, error: unknown): Promise<Outcome> {
-    // The budget refused before anything left (the venue's, the user's share or the key's limit): nothing was sent.
-    if (error instanceof BudgetRefusal || error instanceof UserShareRefusal)
+    // The budget refused before anything left (the venue's, the user's share or the key's limit), or the send
+    // could not be signed in time (decision 1310): nothing was sent.
+    if (error instanceof BudgetRefusal || error instanceof UserShareRefusal || error instanceof SigningDeadlinePassed)
       return { kind: 'refused', reason: error.message };
     const c = (await clients.errorClasses()) as unknown as OrderErrorClasses;
     const message = error instanceof Error ? venueMessage('', error.message).text : String(error);
@@ -171,15 +176,12 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
           if (order.type === 'limit') params.timeInForce = order.timeInForce;
           let placed: Order;
           const price = order.price === null ? await marketBuyPrice(exchange, order) : Number(order.price);
+          const create = () =>
+            exchange.createOrder(order.symbol, order.type, order.side, Number(order.amount), price, params);
           try {
-            placed = await exchange.createOrder(
-              order.symbol,
-              order.type,
-              order.side,
-              Number(order.amount),
-              price,
-              params,
-            );
+            placed = order.sentAt
+              ? await signedBy(order.sentAt.getTime() + SIGN_WITHIN_MS, deps.now, create)
+              : await create();
           } catch (error) {
             const outcome = await classify(order.exchange, error);
             return outcome.kind === 'not_found' ? { kind: 'refused', reason: 'the venue refused the order' } : outcome;
