@@ -29,6 +29,13 @@ export interface VenueOrderRequest {
   price: string | null;
   /** The exchange credential that trades (live only). */
   credentialId: string | null;
+  /** The venue's id of the order, once the venue has named it (a lookup or a cancel of a stored order). */
+  venueOrderId?: string | null;
+  /**
+   * When the order was stored, just before its send: where a venue that lists orders only (Coinbase) looks
+   * for one it has not named (decision 1290).
+   */
+  createdAt?: Date;
   /**
    * That credential as the placing request read it, moments before the order was stored (a live send
    * only): the venue sends with it rather than reading the credential once more. Absent (a lookup, a

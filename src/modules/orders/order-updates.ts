@@ -60,6 +60,8 @@ export function requestOf(row: OrderRow): VenueOrderRequest {
     amount: row.amount,
     price: row.price,
     credentialId: row.credentialId,
+    venueOrderId: row.venueOrderId,
+    createdAt: row.createdAt,
   };
 }
 
