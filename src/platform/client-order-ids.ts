@@ -52,12 +52,13 @@ export const CLIENT_ORDER_ID_RULES: Readonly<Record<string, ClientOrderIdRule>> 
     alphanumeric: false,
     receiveWindowMs: 6_000,
   },
+  // A request is valid while its token is: ccxt's expires 120 s after it is signed (plus a second of lead).
   coinbase: {
     param: 'client_order_id',
     lookupParam: 'clientOrderId',
     maxLength: 36,
     alphanumeric: false,
-    receiveWindowMs: 60_000,
+    receiveWindowMs: 121_000,
   },
   kraken: { param: 'cl_ord_id', lookupParam: 'cl_ord_id', maxLength: 36, alphanumeric: false, receiveWindowMs: 60_000 },
 };

@@ -35,6 +35,13 @@ export interface VenueOrderRequest {
   price: string | null;
   /** The exchange credential that trades (live only). */
   credentialId: string | null;
+  /** The venue's id of the order, once the venue has named it (a lookup or a cancel of a stored order). */
+  venueOrderId?: string | null;
+  /**
+   * When the order was stored, just before its send: where a venue that lists orders only (Coinbase) looks
+   * for one it has not named (decision 1290).
+   */
+  createdAt?: Date;
   /**
    * When its send was claimed (stored `unknown`): a live send is signed within SIGN_WITHIN_MS of it or not
    * at all. Absent or null for a lookup of an order never claimed.

@@ -1,12 +1,16 @@
 // Coinbase Advanced Trade's order endpoints for the Coinbase fake (PROTOCOLS B9): POST orders with
 // `client_order_id` (a reused one answers the earlier order instead of an error), orders/historical/
 // {order_id}, orders/historical/batch (there is no lookup by client id: list and match), and
-// orders/batch_cancel. A market order (or a limit crossing the touch) fills at once, in two fills; a
-// resting limit fills when the fake is told the price crossed it. A market buy is sized by
-// `quote_size` (what it spends), a sell by `base_size`. Orders show `filled_size`,
-// `average_filled_price`, `number_of_fills`, `filled_value` and `total_fees`; the fills are in
-// orders/historical/fills under their `trade_id`, commission in the quote currency. Caveats: the
-// failure reason for an unknown cancel, and the refusal of a market buy by `base_size`, are not confirmed.
+// orders/batch_cancel. The list answers newest first, `limit` to a page (100 unless asked, at most 1000,
+// as its fills listing), `has_next` and a `cursor` naming where the next page starts; it filters by
+// `product_ids` (or ccxt's `product_id`), `order_ids`, `order_status`, and by creation time from
+// `start_date` (inclusive) to `end_date` (exclusive), RFC 3339. A market order (or a limit crossing the
+// touch) fills at once, in two fills; a resting limit fills when the fake is told the price crossed it.
+// A market buy is sized by `quote_size` (what it spends), a sell by `base_size`. Orders show
+// `filled_size`, `average_filled_price`, `number_of_fills`, `filled_value` and `total_fees`; the fills
+// are in orders/historical/fills under their `trade_id`, commission in the quote currency. Caveats: the
+// failure reason for an unknown cancel, the refusal of a market buy by `base_size`, and the list's
+// default and largest page (ccxt asks 100 unless told, and pages by 1000) are not confirmed.
 import { Decimal } from 'decimal.js';
 import {
   crossesOnArrival,
@@ -75,6 +79,59 @@ function render(order: VenueOrder, account: VenueAccount) {
   };
 }
 
+const invalidArgument = (message: string): LoopbackReply => ({
+  status: 400,
+  body: { error: 'INVALID_ARGUMENT', error_details: message, message },
+});
+
+/** orders/historical/batch: a page of the account's orders, newest first, and whether more follow. */
+function listOrders(query: URLSearchParams, account: VenueAccount): LoopbackReply {
+  const products = [...query.getAll('product_ids'), ...query.getAll('product_id')];
+  const ids = query.getAll('order_ids');
+  const statuses = query.getAll('order_status');
+  const bounds: Record<'start_date' | 'end_date', number | null> = { start_date: null, end_date: null };
+  for (const name of ['start_date', 'end_date'] as const) {
+    const given = query.get(name);
+    if (given === null) continue;
+    bounds[name] = Date.parse(given);
+    if (Number.isNaN(bounds[name])) return invalidArgument(`${name} is not an RFC 3339 time`);
+  }
+  const asked = Number(query.get('limit') ?? 100);
+  const limit = Number.isInteger(asked) && asked > 0 ? Math.min(1000, asked) : 100;
+  // Newest first; orders of one millisecond in the order they arrived.
+  const all = ordersOf(account);
+  const rows = all
+    .map((order, at) => ({ order, at }))
+    .filter(
+      ({ order: o }) =>
+        (products.length === 0 || products.includes(productId(o))) &&
+        (ids.length === 0 || ids.includes(o.id)) &&
+        (statuses.length === 0 || statuses.includes(STATUS[o.status])) &&
+        (bounds.start_date === null || o.time >= bounds.start_date) &&
+        (bounds.end_date === null || o.time < bounds.end_date),
+    )
+    .sort((a, b) => b.order.time - a.order.time || b.at - a.at)
+    .map(({ order }) => order);
+  // The cursor names the last order of the page before: orders placed since come before it, none is skipped.
+  const cursor = query.get('cursor');
+  let from = 0;
+  if (cursor) {
+    const after = rows.findIndex((o) => o.id === Buffer.from(cursor, 'base64url').toString());
+    if (after < 0) return invalidArgument('invalid cursor');
+    from = after + 1;
+  }
+  const page = rows.slice(from, from + limit);
+  const hasNext = from + limit < rows.length;
+  return {
+    body: {
+      orders: page.map((o) => render(o, account)),
+      sequence: '0',
+      has_next: hasNext,
+      cursor: hasNext ? Buffer.from(page.at(-1)!.id).toString('base64url') : '',
+    },
+  };
+}
+
 /** Places an order; one that crosses the touch fills at once. */
 function place(account: VenueAccount, order: Parameters<typeof placeOrder>[1], id: string) {
   const placed = placeOrder(account, order, id);
@@ -86,6 +143,7 @@ function place(account: VenueAccount, order: Parameters<typeof placeOrder>[1], i
 export function coinbaseOrders(
   method: string,
   path: string,
+  query: URLSearchParams,
   body: string,
   account: VenueAccount,
   markets: readonly { base: string; quote: string }[],
@@ -140,16 +198,7 @@ export function coinbaseOrders(
       },
     };
   }
-  if (method === 'GET' && path === '/api/v3/brokerage/orders/historical/batch') {
-    return {
-      body: {
-        orders: ordersOf(account).map((o) => render(o, account)),
-        has_next: false,
-        cursor: '',
-        sequence: '0',
-      },
-    };
-  }
+  if (method === 'GET' && path === '/api/v3/brokerage/orders/historical/batch') return listOrders(query, account);
   const one = /^\/api\/v3\/brokerage\/orders\/historical\/([^/]+)$/.exec(path);
   if (method === 'GET' && one) {
     const order = ordersOf(account).find((o) => o.id === one[1]);

@@ -4,7 +4,8 @@
 // name, `iss` (`cdp`, or `coinbase-cloud` as ccxt signs), `nbf`, `exp` at most 120 s later, `uri` =
 // "<METHOD> api.coinbase.com<path>" (Coinbase's own host, even through a proxy). Any fault is 401 "Unauthorized" (ccxt AuthenticationError). Private calls
 // are limited per key and second (30); above that 429 with Coinbase's `errors` body.
-// orders/historical/fills answers newest first, `limit` (≤ 1000), `cursor`, `start_sequence_timestamp`.
+// orders/historical/fills answers newest first, `limit` (≤ 1000), `cursor`, `start_sequence_timestamp`;
+// orders/historical/batch pages alike (coinbase-orders.ts).
 import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import { COINBASE_FILLS, coinbaseOrders } from './coinbase-orders.ts';
 import {
@@ -263,7 +264,7 @@ export async function startCoinbaseFake(): Promise<CoinbaseFake> {
       };
     }
     return (
-      coinbaseOrders(request.method, path, request.body, account, SEED_MARKETS) ?? {
+      coinbaseOrders(request.method, path, query, request.body, account, SEED_MARKETS) ?? {
         status: 404,
         body: { error: 'NOT_FOUND', error_details: 'Not Found', message: 'Not Found' },
       }

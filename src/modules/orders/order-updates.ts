@@ -61,6 +61,8 @@ export function requestOf(row: OrderRow): VenueOrderRequest {
     price: row.price,
     credentialId: row.credentialId,
     sentAt: row.sentAt,
+    venueOrderId: row.venueOrderId,
+    createdAt: row.createdAt,
   };
 }
 

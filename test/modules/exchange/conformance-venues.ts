@@ -46,7 +46,10 @@ export interface ConformanceVenue {
    * venue's refusal: a 5xx with a JSON error body, its own "timed out" or "internal error" in a 200.
    */
   noOutcome: LoopbackReply[];
-  /** The requests that place an order, begin its lookup by client order id and cancel it (faults go there). */
+  /**
+   * The requests that place an order, begin its lookup and cancel it (faults go there). Coinbase's lookup is a
+   * path's start: it asks an order by the venue id it named, else lists its orders (decision 1290).
+   */
   orders: Record<'place' | 'lookup' | 'cancel', { path: string; method: string }>;
   /** Settings the app needs for this venue's fake (its limits as the budget models them). */
   env?: Record<string, string>;
@@ -93,7 +96,7 @@ export const CONFORMANCE_VENUES: readonly ConformanceVenue[] = [
     backoffMs: 0,
     orders: {
       place: { path: '/api/v3/brokerage/orders', method: 'POST' },
-      lookup: { path: '/api/v3/brokerage/orders/historical/batch', method: 'GET' },
+      lookup: { path: '/api/v3/brokerage/orders/historical/', method: 'GET' },
       cancel: { path: '/api/v3/brokerage/orders/batch_cancel', method: 'POST' },
     },
     outage: {

@@ -2,14 +2,16 @@
 // with each venue's client order id: placed with the id, found by it, cancelled, and a malformed id
 // refused as the venue refuses it; a market order filled at once and a resting limit filled when the
 // price crosses it, each fill in the venue's trade history under the venue's trade id and in the order
-// found by its client id. The orders module plugs these fakes into its own suite.
+// found by its client id; Coinbase's listing of orders pages as Coinbase's does. The orders module plugs
+// these fakes into its own suite.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Exchange } from 'ccxt';
 import { signForCoinbaseHost, type CcxtClientSettings } from '../../../src/modules/exchange/adapters/ccxt-clients.ts';
 import { rewriteUrls, urlRewriter } from '../../../src/modules/exchange/adapters/ccxt-urls.ts';
 import { findByClientId } from '../../../src/modules/exchange/adapters/venue-order-lookups.ts';
-import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
+import { ordersOf, placeOrder, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from './conformance-venues.ts';
 
 /** Per venue: its ccxt options, the client id parameter, a valid id and one the venue refuses. */
@@ -153,6 +155,59 @@ for (const v of CONFORMANCE_VENUES) {
         [[mine[0]!.id, 60000, 0.001, 'maker']],
       );
     });
+
+    if (v.venue === 'coinbase')
+      it('lists orders newest first, 100 a page unless asked, with has_next and a cursor, by product and creation time', async () => {
+        type Listed = { orders: { client_order_id: string }[]; has_next: boolean; cursor: string };
+        const api = exchange as unknown as Record<
+          'v3PrivateGetBrokerageOrdersHistoricalBatch',
+          (r: object) => Promise<Listed>
+        >;
+        const page = (request: object) => api.v3PrivateGetBrokerageOrdersHistoricalBatch.call(exchange, request);
+        const list = async (request: object) => (await page(request)).orders.map((o) => o.client_order_id);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const since = new Date().toISOString();
+        const order = {
+          base: 'BTC',
+          quote: 'USDT',
+          side: 'buy',
+          type: 'limit',
+          amount: '0.001',
+          price: '50000',
+        } as const;
+        for (let i = 0; i < 150; i += 1) placeOrder(account, { ...order, clientId: `page-${i}` }, randomUUID());
+        placeOrder(account, { ...order, base: 'ETH', price: '1000', clientId: 'eth-1' }, randomUUID());
+        const newest = Array.from({ length: 150 }, (_, i) => `page-${149 - i}`);
+
+        const first = await page({ product_ids: ['BTC-USDT'], start_date: since });
+        assert.deepEqual(
+          first.orders.map((o) => o.client_order_id),
+          newest.slice(0, 100),
+        );
+        assert.equal(first.has_next, true);
+        const second = await page({ product_ids: ['BTC-USDT'], start_date: since, cursor: first.cursor });
+        assert.deepEqual(
+          second.orders.map((o) => o.client_order_id),
+          newest.slice(100),
+        );
+        assert.deepEqual([second.has_next, second.cursor], [false, '']);
+        assert.deepEqual(await list({ product_ids: ['BTC-USDT'], start_date: since, limit: 5000 }), newest);
+        // The orders of the tests above, created before `since` (end_date is exclusive).
+        assert.deepEqual(await list({ product_ids: ['BTC-USDT'], end_date: since }), [
+          `${c.good.slice(0, -1)}l`,
+          `${c.good.slice(0, -1)}m`,
+          c.good,
+        ]);
+        const [last] = ordersOf(account).slice(-2);
+        assert.deepEqual(await list({ order_ids: [last!.id] }), ['page-149']);
+        // ccxt's fetchOrders asks ccxt's `product_id`, `start_date` from its `since`.
+        const viaCcxt = await exchange.fetchOrders('ETH/USDT', Date.parse(since));
+        assert.deepEqual(
+          viaCcxt.map((o) => o.clientOrderId),
+          ['eth-1'],
+        );
+        await assert.rejects(page({ start_date: 'yesterday' }), /start_date/);
+      });
 
     // Coinbase takes any client_order_id: it has no such case.
     const bad = c.bad;

@@ -24,7 +24,7 @@ import type { CcxtClients } from './ccxt-clients.ts';
 import type { CredentialClients, CredentialVersion } from './ccxt-credential-clients.ts';
 import { outcomeUnknown, toVenueError, venueMessage } from './ccxt-errors.ts';
 import { SigningDeadlinePassed, signedBy } from './signing-deadline.ts';
-import { cancelByClientId, findByClientId, tradesOfOrder } from './venue-order-lookups.ts';
+import { cancelByClientId, findByClientId, ListingNotEnded, tradesOfOrder } from './venue-order-lookups.ts';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 interface OrderErrorClasses {
@@ -101,6 +101,8 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
     // could not be signed in time (decision 1310): nothing was sent.
     if (error instanceof BudgetRefusal || error instanceof UserShareRefusal || error instanceof SigningDeadlinePassed)
       return { kind: 'refused', reason: error.message };
+    // A listing read to its bound without the order: it may be further on (decision 1290).
+    if (error instanceof ListingNotEnded) return { kind: 'unknown', reason: error.message };
     const c = (await clients.errorClasses()) as unknown as OrderErrorClasses;
     const message = error instanceof Error ? venueMessage('', error.message).text : String(error);
     if (error instanceof c.OrderNotFound) return { kind: 'not_found' };
@@ -155,7 +157,8 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
   async function acceptedState(exchange: Exchange, order: VenueOrderRequest, placed: Order): Promise<VenueOrderState> {
     if (placed.status === undefined || placed.status === null) {
       try {
-        const found = await findByClientId(exchange, order.exchange, order.symbol, order.clientOrderId);
+        const known = { venueOrderId: text(placed.id), createdAt: order.createdAt };
+        const found = await findByClientId(exchange, order.exchange, order.symbol, order.clientOrderId, known);
         if (found) return stateOf(found, await fillsOf(exchange, order.exchange, found, order.symbol));
       } catch {
         // Left to reconcile.
@@ -197,7 +200,8 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
     async lookup(order): Promise<LookupResult> {
       try {
         return await withClient(order, async (exchange) => {
-          const found = await findByClientId(exchange, order.exchange, order.symbol, order.clientOrderId);
+          // The order's venue id and creation time, where a venue without lookups by client id looks.
+          const found = await findByClientId(exchange, order.exchange, order.symbol, order.clientOrderId, order);
           if (!found) return { kind: 'not_found' } as const;
           const trades = await fillsOf(exchange, order.exchange, found, order.symbol);
           return { kind: 'found', state: stateOf(found, trades) };
@@ -211,7 +215,7 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
     async cancel(order): Promise<CancelResult> {
       try {
         return await withClient(order, async (exchange) => {
-          const canceled = await cancelByClientId(exchange, order.exchange, order.symbol, order.clientOrderId);
+          const canceled = await cancelByClientId(exchange, order.exchange, order.symbol, order.clientOrderId, order);
           if (!canceled) return { kind: 'not_found' } as const;
           const trades = await fillsOf(exchange, order.exchange, canceled, order.symbol);
           return { kind: 'done', state: stateOf(canceled, trades) };
