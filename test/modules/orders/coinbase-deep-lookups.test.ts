@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { COINBASE_PAGES } from '../../../src/modules/exchange/adapters/venue-order-lookups.ts';
 import { clientOrderIdRule } from '../../../src/platform/client-order-ids.ts';
+import { SIGN_WITHIN_MS } from '../../../src/platform/order-venue.ts';
 import { ordersOf, placeOrder, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
@@ -17,7 +18,8 @@ import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.t
 
 const coinbase = CONFORMANCE_VENUES.find((v) => v.venue === 'coinbase')!;
 const LIST = '/api/v3/brokerage/orders/historical/batch';
-const RECEIVE_WINDOW_MS = clientOrderIdRule('coinbase').receiveWindowMs;
+/** How long after its claim an order not found is taken as never received: the window plus late signing (decision 1310). */
+const RECEIVE_WINDOW_MS = clientOrderIdRule('coinbase').receiveWindowMs + SIGN_WITHIN_MS;
 /** A resting buy (below the fake's 65,000). */
 const RESTING = {
   exchange: 'coinbase',
