@@ -36,6 +36,11 @@ export interface VenueProfile {
   readonly weights?: VenueWeights;
   /** The limits the venue keeps per key and endpoint (decision 255), when modelled. */
   readonly keyLimits?: VenueKeyLimits;
+  /**
+   * The longest a signed request may wait for the budget before it leaves: the budget's waits come after
+   * ccxt has signed it, and the venue refuses it once its receive window has passed (decision 1330).
+   */
+  readonly signedWaitMs?: number;
 }
 
 export interface VenueBudget {
@@ -46,11 +51,14 @@ export interface VenueBudget {
   readonly weights: VenueWeights | undefined;
   /** The venue's per-key limits as its adapter code declared them. */
   readonly keyLimits: VenueKeyLimits | undefined;
+  /** The longest a signed request may wait for the budget (VenueProfile.signedWaitMs). */
+  readonly signedWaitMs: number | undefined;
   /**
-   * Draws a call on its key's counters (decision 255): waits a bounded time or throws a KeyLimitRefusal (429).
-   * Comes after the same call's `acquire`, which answered the venue's breaker: it does not read it again.
+   * Draws a call on its key's counters (decision 255): waits a bounded time (`maxWaitMs` when the call allows
+   * less than the budget's longest) or throws a KeyLimitRefusal (429). Comes after the same call's
+   * `acquire`, which answered the venue's breaker: it does not read it again.
    */
-  acquireKey(key: string, limits: readonly KeyLimit[]): Promise<void>;
+  acquireKey(key: string, limits: readonly KeyLimit[], maxWaitMs?: number): Promise<void>;
   /** A call that never reached the venue gives its key's draws back. */
   releaseKey(key: string, limits: readonly KeyLimit[]): Promise<void>;
   /** The venue answered that the key is over its limit: its counters are full. */
@@ -71,8 +79,9 @@ export interface VenueBudget {
    * Charges `weight` before a call; waits a bounded time or throws a BudgetRefusal (503). With `user`
    * (whose call it is: a user id, or any stable key of one party), the call is charged to that user's
    * share of the minute too, and a user over it gets a UserShareRefusal (429) while others go on.
+   * `maxWaitMs` bounds its waits together when the call allows less than the budget's longest.
    */
-  acquire(weight: number, user?: string): Promise<void>;
+  acquire(weight: number, user?: string, maxWaitMs?: number): Promise<void>;
   /** A call that never reached the venue cost nothing (to the user it was charged to, too). */
   release(weight: number, user?: string): Promise<void>;
   /**

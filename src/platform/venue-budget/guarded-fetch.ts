@@ -79,12 +79,16 @@ export function guardedFetch(
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     const weights = budget.weights ?? ONE_PER_REQUEST;
     const weight = weights.weigh(url);
-    await budget.acquire(weight, user);
+    // A signed call is here after ccxt signed it: all its waits together fit in what the venue's receive
+    // window leaves, else it is refused unsent rather than sent to be refused as stale (decision 1330).
+    const signedWaitMs = key !== undefined ? budget.signedWaitMs : undefined;
+    const until = signedWaitMs === undefined ? undefined : Date.now() + signedWaitMs;
+    await budget.acquire(weight, user, signedWaitMs);
     const method = (options?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     const keyLimits = key !== undefined && budget.keyLimits ? budget.keyLimits.of(url, method) : [];
     if (keyLimits.length > 0) {
       try {
-        await budget.acquireKey(key!, keyLimits);
+        await budget.acquireKey(key!, keyLimits, until === undefined ? undefined : Math.max(0, until - Date.now()));
       } catch (error) {
         await budget.release(weight, user).catch(() => undefined);
         throw error;

@@ -141,11 +141,12 @@ export function createKeyCounters(deps: KeyCounterDeps) {
 
   return {
     /**
-     * Draws a call on each of its counters, waiting for room within the longest wait; a counter without
-     * room in time gives back what the others took and refuses the call.
+     * Draws a call on each of its counters, waiting for room within the longest wait (`maxWaitMs`, when the
+     * call allows less); a counter without room in time gives back what the others took and refuses the call.
      */
-    async acquire(key: string, limits: readonly KeyLimit[]): Promise<void> {
-      const deadline = Date.now() + deps.maxWaitMs;
+    async acquire(key: string, limits: readonly KeyLimit[], maxWaitMs = deps.maxWaitMs): Promise<void> {
+      const longest = Math.min(maxWaitMs, deps.maxWaitMs);
+      const deadline = Date.now() + longest;
       // In the order the calls came (so, within an instance, their nonces'): Kraken refuses a nonce
       // lower than one it has seen, and a call that waited must not be overtaken by a later one.
       const before = queues.get(key) ?? Promise.resolve();
@@ -156,7 +157,7 @@ export function createKeyCounters(deps: KeyCounterDeps) {
       const tail = before.then(() => mine);
       queues.set(key, tail);
       try {
-        await Promise.race([before, sleep(deps.maxWaitMs)]);
+        await Promise.race([before, sleep(longest)]);
         await draw(key, limits, deadline);
       } finally {
         done();

@@ -211,9 +211,9 @@ export function createVenueBudgets(deps: {
       return account === undefined ? key : `account:${account}`;
     };
     const onCounters =
-      (operation: (key: string, limits: readonly KeyLimit[]) => Promise<void>) =>
-      async (key: string, limits: readonly KeyLimit[]) =>
-        operation(await countedAs(key), limits);
+      (operation: (key: string, limits: readonly KeyLimit[], maxWaitMs?: number) => Promise<void>) =>
+      async (key: string, limits: readonly KeyLimit[], maxWaitMs?: number) =>
+        operation(await countedAs(key), limits, maxWaitMs);
 
     const budget: VenueBudget = {
       venue: id,
@@ -225,6 +225,9 @@ export function createVenueBudgets(deps: {
       },
       get keyLimits() {
         return profile.keyLimits;
+      },
+      get signedWaitMs() {
+        return profile.signedWaitMs;
       },
       // After the call's `acquire`, whose one step has just read the breaker (decision 406): no second read.
       acquireKey: onCounters(keys.acquire),
@@ -239,8 +242,10 @@ export function createVenueBudgets(deps: {
         if (limitSource === 'default') limit = described.weights?.defaultLimit ?? UNMODELLED_LIMIT;
       },
 
-      async acquire(weight, named) {
+      async acquire(weight, named, maxWaitMs = settings.maxWaitMs) {
         const user = named ?? scopedCaller();
+        const longest = Math.min(maxWaitMs, settings.maxWaitMs);
+        const until = Date.now() + longest;
         await refreshLimit();
         const share = scopedShare();
         const refusedByBreaker = (open: BreakerState) => {
@@ -252,7 +257,7 @@ export function createVenueBudgets(deps: {
           const limits = burstOf(weight);
           if (limits.length === 0) return;
           try {
-            await bursts.acquire('ip', limits);
+            await bursts.acquire('ip', limits, Math.max(0, until - Date.now()));
           } catch (error) {
             await budget.release(weight, user).catch(() => undefined);
             if (!(error instanceof KeyLimitRefusal)) throw error;
@@ -264,7 +269,7 @@ export function createVenueBudgets(deps: {
         if (attempt.open) throw refusedByBreaker(attempt.open);
         if (attempt.added) return withinBurst();
         const untilNextMinute = (attempt.minute + 1) * WINDOW_MS - now();
-        if (untilNextMinute <= settings.maxWaitMs) {
+        if (untilNextMinute <= longest) {
           metrics?.waited(id);
           await new Promise((resolve) => setTimeout(resolve, untilNextMinute + WAIT_MARGIN_MS));
           attempt = await admit(weight, share, user);

@@ -4,6 +4,7 @@
 // of Binance (the ccxt gateway and the market module's client, through the venue's guarded fetch; decision
 // 174). binance.us documents the same or lower weights, so the same table is a safe over-estimate there.
 // SAPI endpoints are counted by Binance in a budget of their own (X-SAPI-USED-IP-WEIGHT-1M) and weigh nothing.
+import { clientOrderIdRule } from '../../../platform/client-order-ids.ts';
 import type { VenueWeights } from '../../../platform/venue-budget/guarded-fetch.ts';
 import type { VenueProfile } from '../../../platform/venue-budget/venue-budget.ts';
 import type { Venue } from '../venues.domain.ts';
@@ -85,6 +86,12 @@ function binanceWeights(defaultLimit: number): VenueWeights {
   };
 }
 
+/**
+ * What a signed request may wait for the budget (decision 1330): the venue's receive window less its second
+ * of clock lead (client-order-ids.ts) and a second for the way there.
+ */
+const signedWaitMs = (venue: Venue) => clientOrderIdRule(venue).receiveWindowMs - 2_000;
+
 /** A loopback address: a fake of the venue in tests or a bench, never the venue itself. */
 function atLoopback(url: string | undefined): boolean {
   if (url === undefined) return false;
@@ -109,9 +116,10 @@ export function venueProfile(
   venue: Venue,
   settings: { krakenCounter: KrakenCounter; rateLimit: boolean; apiUrls?: Readonly<Record<string, string>> },
 ): VenueProfile {
-  if (venue === 'binance') return { label: 'Binance', weights: binanceWeights(6000) };
-  if (venue === 'binanceus') return { label: 'Binance.US', weights: binanceWeights(1200) };
+  const signed = { signedWaitMs: signedWaitMs(venue) };
+  if (venue === 'binance') return { label: 'Binance', weights: binanceWeights(6000), ...signed };
+  if (venue === 'binanceus') return { label: 'Binance.US', weights: binanceWeights(1200), ...signed };
   const paced = settings.rateLimit || !atLoopback(settings.apiUrls?.[venue]);
   const weights = paced ? ipLimitWeights(venue) : undefined;
-  return { label: venue, ...(weights ? { weights } : {}), keyLimits: venueKeyLimits(venue, settings) };
+  return { label: venue, ...(weights ? { weights } : {}), keyLimits: venueKeyLimits(venue, settings), ...signed };
 }
