@@ -16,6 +16,11 @@ export interface ClientOrderIdRule {
    * reached it (Binance: the request's recvWindow, ccxt's 10 s, plus its 1 s of clock lead).
    */
   receiveWindowMs: number;
+  /**
+   * A venue that takes the latest time it may accept the send as a parameter (Kraken's `deadline`, RFC3339;
+   * decision 1320): `aheadMs` after the order's claim, so the venue itself holds the receive window.
+   */
+  deadline?: { param: string; aheadMs: number };
 }
 
 const DEFAULT_RULE: ClientOrderIdRule = {
@@ -60,7 +65,16 @@ export const CLIENT_ORDER_ID_RULES: Readonly<Record<string, ClientOrderIdRule>> 
     alphanumeric: false,
     receiveWindowMs: 121_000,
   },
-  kraken: { param: 'cl_ord_id', lookupParam: 'cl_ord_id', maxLength: 36, alphanumeric: false, receiveWindowMs: 60_000 },
+  // Kraken signs with a nonce, not a time: the order's own `deadline` (55 s after its claim; Kraken takes
+  // 2 to 60 s ahead) is the window, with 5 s for our clock running ahead of Kraken's.
+  kraken: {
+    param: 'cl_ord_id',
+    lookupParam: 'cl_ord_id',
+    maxLength: 36,
+    alphanumeric: false,
+    receiveWindowMs: 60_000,
+    deadline: { param: 'deadline', aheadMs: 55_000 },
+  },
 };
 
 export function clientOrderIdRule(venue: string): ClientOrderIdRule {

@@ -5,8 +5,10 @@
 // the touch) fills at once, in two trades; a resting limit fills when the fake is told the price
 // crossed it. Orders show `vol_exec`, `cost`, `fee` and the average `price`, and with `trades=true`
 // their trade txids; the fills are in TradesHistory and QueryTrades under those txids, fees in the
-// quote currency (`fciq`). Caveat: the exact error strings for a malformed or duplicate `cl_ord_id`
-// are not confirmed against Kraken's own pages.
+// quote currency (`fciq`). AddOrder's `deadline` (RFC3339; Kraken takes 2 to 60 s ahead) is held: an order
+// arriving after it is not placed (`EService:Deadline elapsed`), one more than 60 s ahead or unreadable is
+// refused as an invalid argument. Caveat: the exact error strings for a malformed or duplicate `cl_ord_id`,
+// and for a deadline out of range, are not confirmed against Kraken's own pages.
 import { Decimal } from 'decimal.js';
 import {
   crossesOnArrival,
@@ -102,6 +104,7 @@ export function krakenOrders(
   form: URLSearchParams,
   account: VenueAccount,
   pairs: readonly Pair[],
+  now: number,
 ): LoopbackReply | undefined {
   const pairOf = (order: { base: string; quote: string }) =>
     pairs.find((p) => p.base === order.base && p.quote === order.quote)!;
@@ -119,6 +122,12 @@ export function krakenOrders(
       const clientId = form.get('cl_ord_id') ?? '';
       if (clientId && !UUID.test(clientId) && clientId.length > 18)
         return error('EGeneral:Invalid arguments:cl_ord_id');
+      const deadline = form.get('deadline');
+      if (deadline !== null) {
+        const at = Date.parse(deadline);
+        if (!Number.isFinite(at) || at > now + 60_000) return error('EGeneral:Invalid arguments:deadline');
+        if (at <= now) return error('EService:Deadline elapsed');
+      }
       const side = form.get('type') === 'sell' ? 'sell' : 'buy';
       const type = form.get('ordertype') === 'market' ? 'market' : 'limit';
       const amount = form.get('volume') ?? '0';

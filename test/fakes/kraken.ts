@@ -37,6 +37,8 @@ export interface KrakenFake extends Loopback {
   addAccount(account: VenueAccount): VenueAccount;
   /** The call counter's ceiling (Kraken's tier: 15 starter, 20 intermediate) and decay per second. */
   counter: { max: number; decayPerSecond: number };
+  /** How far the venue's clock runs ahead of ours: AddOrder's `deadline` is read on it. */
+  clock: { aheadMs: number };
   /** The public calls' counter per IP: its ceiling (none unless a test sets one) and decay per second. */
   publicCounter: { max: number; decayPerSecond: number };
   /**
@@ -66,6 +68,7 @@ export async function startKrakenFake(): Promise<KrakenFake> {
   const counters = new Map<string, { value: number; at: number }>();
   const counter = { max: 20, decayPerSecond: 0.5 };
   const publicCounter = { max: Number.POSITIVE_INFINITY, decayPerSecond: 1 };
+  const clock = { aheadMs: 0 };
   const stats = { limitAnswers: 0, publicLimitAnswers: 0, invalidNonces: 0 };
 
   /** Kraken's counter: +1 a call (+2 for history calls), decaying continuously. */
@@ -214,7 +217,8 @@ export async function startKrakenFake(): Promise<KrakenFake> {
       }
       default: {
         const pairs = SEED_MARKETS.map((m) => ({ base: m.base, quote: m.quote, ...pairOf(m) }));
-        return krakenOrders(request.path, form, account, pairs) ?? error('EGeneral:Unknown method');
+        const now = Date.now() + clock.aheadMs;
+        return krakenOrders(request.path, form, account, pairs, now) ?? error('EGeneral:Unknown method');
       }
     }
   }
@@ -238,6 +242,7 @@ export async function startKrakenFake(): Promise<KrakenFake> {
 
   return Object.assign(loopback, {
     counter,
+    clock,
     publicCounter,
     stats,
     acceptedNonce(apiKey: string, nonce?: bigint) {

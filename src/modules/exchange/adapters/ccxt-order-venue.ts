@@ -177,6 +177,11 @@ export function createLiveOrderVenue(deps: LiveOrderVenueDeps): OrderVenue {
         return await withClient(order, async (exchange) => {
           const params: Record<string, unknown> = { [rule.param]: order.clientOrderId };
           if (order.type === 'limit') params.timeInForce = order.timeInForce;
+          if (rule.deadline) {
+            // What is left of the window since the claim (the module's clock), from now on the venue's (the wall's).
+            const leftMs = (order.sentAt?.getTime() ?? deps.now()) + rule.deadline.aheadMs - deps.now();
+            params[rule.deadline.param] = new Date(Date.now() + leftMs).toISOString();
+          }
           let placed: Order;
           const price = order.price === null ? await marketBuyPrice(exchange, order) : Number(order.price);
           const create = () =>

@@ -1,0 +1,93 @@
+// Kraken signs with a nonce, not a time: without a bound of its own, a send held on the way could be taken
+// after a lookup had rejected the order as never received. Every Kraken order carries its `deadline`, 55 s
+// after its claim, so the venue itself refuses it past the receive window the lookups allow for (decision
+// 1320). Made for real: the fake reads the deadline on its own clock, which a test sets ahead.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { clientOrderIdRule } from '../../../src/platform/client-order-ids.ts';
+import { SIGN_WITHIN_MS } from '../../../src/platform/order-venue.ts';
+import type { KrakenFake } from '../../fakes/kraken.ts';
+import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
+import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
+import { CONFORMANCE_VENUES, conformanceAccount } from '../exchange/conformance-venues.ts';
+import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
+
+const KRAKEN = CONFORMANCE_VENUES.find((v) => v.venue === 'kraken')!;
+const ADD_ORDER = '/0/private/AddOrder';
+const LIMIT_BUY = {
+  exchange: 'kraken',
+  symbol: 'BTC/USDT',
+  side: 'buy',
+  type: 'limit',
+  amount: '0.001',
+  price: '60000',
+};
+
+describe("a Kraken order's deadline", () => {
+  let fake: KrakenFake;
+  let o: OrdersApp;
+  let trader: Trader;
+  let account: VenueAccount;
+  before(async () => {
+    fake = (await KRAKEN.start()) as unknown as KrakenFake;
+    o = await startOrdersApp({
+      env: {
+        EXCHANGE_API_URLS: JSON.stringify({ kraken: fake.url }),
+        ...KRAKEN.env,
+        TRADING_MAX_ORDER_NOTIONAL: 'none',
+        TRADING_PRICE_BAND_PERCENT: 'none',
+      },
+    });
+    trader = await o.trader();
+    account = fake.addAccount(conformanceAccount(KRAKEN, 0));
+    await storeVenueCredential(o.t.app, trader, KRAKEN.venue, account);
+  });
+  after(async () => {
+    await o?.close();
+    await fake?.close();
+  });
+
+  const sends = () => fake.requests.filter((r) => r.path === ADD_ORDER);
+  const stored = async (id: string) => {
+    const [row] = await o.t.database.rows<{ status: string }>(sql`SELECT status FROM orders WHERE id = ${id}`);
+    return row!;
+  };
+
+  it('is sent with every order: 55 s after its claim, on the venue’s clock', async () => {
+    const placed = await o.place(trader, LIMIT_BUY);
+    assert.equal(placed.statusCode, 201, placed.body);
+    assert.equal(placed.json().status, 'open', placed.body);
+    const sent = sends().at(-1)!;
+    const deadline = new URLSearchParams(sent.body).get('deadline');
+    assert.ok(deadline, `AddOrder carries a deadline: ${sent.body}`);
+    assert.match(deadline, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/, 'RFC3339');
+    const ahead = Date.parse(deadline) - sent.at;
+    // Claimed at most the send's signing allowance before it arrived.
+    assert.ok(ahead <= 55_000 && ahead > 55_000 - SIGN_WITHIN_MS, `${ahead} ms ahead of its arrival`);
+  });
+
+  it('past it, Kraken places nothing: the order is unknown, then rejected once the window has passed, sent once', async () => {
+    const before = sends().length;
+    fake.clock.aheadMs = 56_000;
+    try {
+      const placed = await o.place(trader, LIMIT_BUY);
+      assert.equal(placed.statusCode, 201, placed.body);
+      const order = placed.json();
+      assert.equal(order.status, 'unknown', `"Deadline elapsed" says nothing of the outcome: ${placed.body}`);
+      assert.equal(sends().length - before, 1);
+      assert.equal(ordersOf(account).filter((v) => v.clientId === order.client_order_id).length, 0);
+
+      // Not found while the send might still be taken: it stays unknown.
+      assert.equal((await o.t.modules.orders.reconcile()).failed, 0);
+      assert.equal((await stored(order.id)).status, 'unknown');
+
+      o.clock.advance(clientOrderIdRule('kraken').receiveWindowMs + SIGN_WITHIN_MS + 1_000);
+      assert.equal((await o.t.modules.orders.reconcile()).failed, 0);
+      assert.equal((await stored(order.id)).status, 'rejected');
+      assert.equal(sends().length - before, 1, 'never sent again');
+    } finally {
+      fake.clock.aheadMs = 0;
+    }
+  });
+});
