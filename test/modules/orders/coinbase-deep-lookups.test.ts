@@ -14,7 +14,7 @@ import { SIGN_WITHIN_MS } from '../../../src/platform/order-venue.ts';
 import { ordersOf, placeOrder, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
-import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
+import { startVenueOrdersApp, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
 
 const coinbase = CONFORMANCE_VENUES.find((v) => v.venue === 'coinbase')!;
 const LIST = '/api/v3/brokerage/orders/historical/batch';
@@ -30,24 +30,20 @@ const RESTING = {
   price: '60000',
 };
 
-let o: OrdersApp;
+let o: VenueOrdersApp;
 let fake: ConformanceFake;
 
 before(async () => {
-  fake = await coinbase.start();
-  o = await startOrdersApp({
-    env: {
-      EXCHANGE_API_URLS: JSON.stringify({ coinbase: fake.url }),
-      TRADING_MAX_OPEN_ORDERS: 'none',
-      TRADING_MAX_ORDERS_PER_MINUTE: 'none',
-      TRADING_MAX_ORDER_NOTIONAL: 'none',
-      TRADING_PRICE_BAND_PERCENT: 'none',
-    },
+  o = await startVenueOrdersApp([coinbase], {
+    TRADING_MAX_OPEN_ORDERS: 'none',
+    TRADING_MAX_ORDERS_PER_MINUTE: 'none',
+    TRADING_MAX_ORDER_NOTIONAL: 'none',
+    TRADING_PRICE_BAND_PERCENT: 'none',
   });
+  fake = o.fakes.get(coinbase.venue)!;
 });
 after(async () => {
   await o?.close();
-  await fake?.close();
 });
 
 describe('Coinbase lookups under more orders than a page of its listing holds', () => {

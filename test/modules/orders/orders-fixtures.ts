@@ -1,6 +1,6 @@
 // Set-up shared by the orders tests: the Binance fake with its order endpoints, the app pointed at it with
 // live trading on, and traders: users with two-factor on, a fresh second factor and a Binance credential
-// whose fake account holds balances.
+// whose fake account holds balances; and the same app pointed at the fakes of other venues too.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startBinanceFake, type BinanceFake, type BinanceFakeOptions, type FakeAccount } from '../../fakes/binance.ts';
@@ -9,6 +9,7 @@ import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestAppOptions, type TestUser } from '../../helpers/test-app.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
+import type { ConformanceFake, ConformanceVenue } from '../exchange/conformance-venues.ts';
 
 export interface Trader extends TestUser {
   credentialId: string;
@@ -120,4 +121,35 @@ export async function startOrdersApp(
       await binance.close();
     },
   };
+}
+
+export type VenueOrdersApp = Awaited<ReturnType<typeof startVenueOrdersApp>>;
+
+/**
+ * The orders app with each of `venues` at its own fake, started here: the venues' own settings, then `env`.
+ * Closing it closes the fakes too; if it fails to start, those already started are closed.
+ */
+export async function startVenueOrdersApp(venues: readonly ConformanceVenue[], env: Record<string, string> = {}) {
+  const fakes = new Map<string, ConformanceFake>();
+  try {
+    for (const v of venues) fakes.set(v.venue, await v.start());
+    const orders = await startOrdersApp({
+      env: {
+        EXCHANGE_API_URLS: JSON.stringify(Object.fromEntries([...fakes].map(([venue, fake]) => [venue, fake.url]))),
+        ...Object.assign({}, ...venues.map((v) => v.env ?? {})),
+        ...env,
+      },
+    });
+    return {
+      ...orders,
+      fakes,
+      async close() {
+        await orders.close();
+        for (const fake of fakes.values()) await fake.close();
+      },
+    };
+  } catch (error) {
+    for (const fake of fakes.values()) await fake.close();
+    throw error;
+  }
 }

@@ -11,29 +11,24 @@ import { ordersOf } from '../../fakes/venue-loopback.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
-import { startOrdersApp, type OrdersApp } from './orders-fixtures.ts';
+import { startVenueOrdersApp, type VenueOrdersApp } from './orders-fixtures.ts';
 
 const coinbase = CONFORMANCE_VENUES.find((v) => v.venue === 'coinbase')!;
 const TICKER = '/api/v3/brokerage/market/products/BTC-USDT/ticker';
 const MARKET_BUY = { exchange: 'coinbase', symbol: 'BTC/USDT', side: 'buy', type: 'market', amount: '0.001' };
 
 describe('a live send past its signing deadline', () => {
-  let o: OrdersApp;
+  let o: VenueOrdersApp;
   let fake: ConformanceFake;
   before(async () => {
-    fake = await coinbase.start();
-    o = await startOrdersApp({
-      env: {
-        EXCHANGE_API_URLS: JSON.stringify({ coinbase: fake.url }),
-        ...coinbase.env,
-        TRADING_MAX_ORDER_NOTIONAL: 'none',
-        TRADING_PRICE_BAND_PERCENT: 'none',
-      },
+    o = await startVenueOrdersApp([coinbase], {
+      TRADING_MAX_ORDER_NOTIONAL: 'none',
+      TRADING_PRICE_BAND_PERCENT: 'none',
     });
+    fake = o.fakes.get(coinbase.venue)!;
   });
   after(async () => {
     await o?.close();
-    await fake?.close();
   });
 
   async function trader() {

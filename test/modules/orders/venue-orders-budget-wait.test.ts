@@ -10,39 +10,35 @@ import { after, before, describe, it } from 'node:test';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
-import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
+import { startVenueOrdersApp, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
 
 const okx = CONFORMANCE_VENUES.find((v) => v.venue === 'okx')!;
 const FILLS = '/api/v5/trade/fills-history';
 
 describe('a reconcile pass whose reads of fills wait for the key’s room longer than the venue timeout', () => {
-  let o: OrdersApp;
+  let o: VenueOrdersApp;
   let fake: ConformanceFake;
   let account: VenueAccount;
   let trader: Trader;
 
   before(async () => {
-    fake = await okx.start();
-    o = await startOrdersApp({
-      env: {
-        EXCHANGE_API_URLS: JSON.stringify({ okx: fake.url }),
-        EXCHANGE_TIMEOUT_MS: '400',
-        // A quarter of OKX's 10 per 2 s on fills-history: 1.25 at once, then one call every 1.6 s.
-        VENUE_WEIGHT_SHARE_PERCENT: '25',
-        VENUE_BUDGET_MAX_WAIT_MS: '5000',
-        TRADING_MAX_OPEN_ORDERS: 'none',
-        TRADING_MAX_ORDERS_PER_MINUTE: 'none',
-        TRADING_MAX_ORDER_NOTIONAL: 'none',
-        TRADING_PRICE_BAND_PERCENT: 'none',
-      },
+    o = await startVenueOrdersApp([okx], {
+      EXCHANGE_TIMEOUT_MS: '400',
+      // A quarter of OKX's 10 per 2 s on fills-history: 1.25 at once, then one call every 1.6 s.
+      VENUE_WEIGHT_SHARE_PERCENT: '25',
+      VENUE_BUDGET_MAX_WAIT_MS: '5000',
+      TRADING_MAX_OPEN_ORDERS: 'none',
+      TRADING_MAX_ORDERS_PER_MINUTE: 'none',
+      TRADING_MAX_ORDER_NOTIONAL: 'none',
+      TRADING_PRICE_BAND_PERCENT: 'none',
     });
+    fake = o.fakes.get(okx.venue)!;
     account = fake.addAccount({ ...conformanceAccount(okx, 0), fills: [] });
     trader = await o.trader();
     await storeVenueCredential(o.t.app, trader, okx.venue, account);
   });
   after(async () => {
     await o?.close();
-    await fake?.close();
   });
 
   it('stores each order filled, with the venue’s fills, in one pass', async () => {

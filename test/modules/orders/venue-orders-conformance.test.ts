@@ -16,7 +16,7 @@ import { SIGN_WITHIN_MS } from '../../../src/platform/order-venue.ts';
 import { ordersOf, type VenueAccount, type VenueFaultKind } from '../../fakes/venue-loopback.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { CONFORMANCE_VENUES, conformanceAccount, type ConformanceFake } from '../exchange/conformance-venues.ts';
-import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
+import { startVenueOrdersApp, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
 
 /** What a stored trade says, beside our own ids and when it was stored. */
 const tradeRow = (r: Record<string, unknown>) =>
@@ -34,25 +34,18 @@ const FAULTS: { kind: VenueFaultKind; executes: boolean }[] = [
   { kind: '503-before', executes: false },
 ];
 
-let o: OrdersApp;
-const fakes = new Map<string, ConformanceFake>();
+let o: VenueOrdersApp;
 
 before(async () => {
-  for (const v of CONFORMANCE_VENUES) fakes.set(v.venue, await v.start());
-  o = await startOrdersApp({
-    env: {
-      EXCHANGE_API_URLS: JSON.stringify(Object.fromEntries([...fakes].map(([venue, fake]) => [venue, fake.url]))),
-      ...Object.assign({}, ...CONFORMANCE_VENUES.map((v) => v.env ?? {})),
-      TRADING_MAX_OPEN_ORDERS: 'none',
-      TRADING_MAX_ORDERS_PER_MINUTE: 'none',
-      TRADING_MAX_ORDER_NOTIONAL: 'none',
-      TRADING_PRICE_BAND_PERCENT: 'none',
-    },
+  o = await startVenueOrdersApp(CONFORMANCE_VENUES, {
+    TRADING_MAX_OPEN_ORDERS: 'none',
+    TRADING_MAX_ORDERS_PER_MINUTE: 'none',
+    TRADING_MAX_ORDER_NOTIONAL: 'none',
+    TRADING_PRICE_BAND_PERCENT: 'none',
   });
 });
 after(async () => {
   await o?.close();
-  for (const fake of fakes.values()) await fake.close();
 });
 
 for (const v of CONFORMANCE_VENUES) {
@@ -63,7 +56,7 @@ for (const v of CONFORMANCE_VENUES) {
     const rule = clientOrderIdRule(v.venue);
 
     before(async () => {
-      fake = fakes.get(v.venue)!;
+      fake = o.fakes.get(v.venue)!;
       account = fake.addAccount(conformanceAccount(v, 0));
       trader = await o.trader();
       await storeVenueCredential(o.t.app, trader, v.venue, account);

@@ -6,18 +6,18 @@
 // sending it again.
 import type { Exchange, Order, Trade } from 'ccxt';
 import { clientOrderIdRule } from '../../../platform/client-order-ids.ts';
-import type {
-  CancelResult,
-  LookupResult,
-  OrderVenue,
-  ResolvedCredential,
-  SubmitResult,
-  VenueFill,
-  VenueOrderRequest,
-  VenueOrderState,
-  VenueOrderStatus,
+import {
+  SIGN_WITHIN_MS,
+  type CancelResult,
+  type LookupResult,
+  type OrderVenue,
+  type ResolvedCredential,
+  type SubmitResult,
+  type VenueFill,
+  type VenueOrderRequest,
+  type VenueOrderState,
+  type VenueOrderStatus,
 } from '../../../platform/order-venue.ts';
-import { SIGN_WITHIN_MS } from '../../../platform/order-venue.ts';
 import { BudgetRefusal, UserShareRefusal } from '../../../platform/venue-budget/venue-budget.ts';
 import { isVenue, type Venue } from '../venues.domain.ts';
 import type { CcxtClients } from './ccxt-clients.ts';
