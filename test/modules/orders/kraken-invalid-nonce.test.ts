@@ -8,7 +8,7 @@ import type { KrakenFake } from '../../fakes/kraken.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { CONFORMANCE_VENUES, conformanceAccount } from '../exchange/conformance-venues.ts';
-import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
+import { startVenueOrdersApp, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
 
 const KRAKEN = CONFORMANCE_VENUES.find((v) => v.venue === 'kraken')!;
 /** A nonce another program sent: microseconds, a thousand times ours (milliseconds). */
@@ -16,26 +16,18 @@ const OTHER_PROGRAM = BigInt(Date.now()) * 1000n;
 
 describe("Kraken's invalid nonce answer", () => {
   let fake: KrakenFake;
-  let o: OrdersApp;
+  let o: VenueOrdersApp;
   let trader: Trader;
   let account: VenueAccount;
   before(async () => {
-    fake = (await KRAKEN.start()) as unknown as KrakenFake;
-    o = await startOrdersApp({
-      env: {
-        EXCHANGE_API_URLS: JSON.stringify({ kraken: fake.url }),
-        ...KRAKEN.env,
-        TRADING_MAX_ORDER_NOTIONAL: 'none',
-        TRADING_PRICE_BAND_PERCENT: 'none',
-      },
-    });
+    o = await startVenueOrdersApp([KRAKEN], { TRADING_MAX_ORDER_NOTIONAL: 'none', TRADING_PRICE_BAND_PERCENT: 'none' });
+    fake = o.fakes.get(KRAKEN.venue) as unknown as KrakenFake;
     trader = await o.trader();
     account = fake.addAccount(conformanceAccount(KRAKEN, 0));
     await storeVenueCredential(o.t.app, trader, KRAKEN.venue, account);
   });
   after(async () => {
     await o?.close();
-    await fake?.close();
   });
 
   const sent = (path: string) => fake.requests.filter((r) => r.path === path).length;

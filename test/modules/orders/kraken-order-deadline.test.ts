@@ -11,7 +11,7 @@ import type { KrakenFake } from '../../fakes/kraken.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { CONFORMANCE_VENUES, conformanceAccount } from '../exchange/conformance-venues.ts';
-import { startOrdersApp, type OrdersApp, type Trader } from './orders-fixtures.ts';
+import { startVenueOrdersApp, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
 
 const KRAKEN = CONFORMANCE_VENUES.find((v) => v.venue === 'kraken')!;
 const ADD_ORDER = '/0/private/AddOrder';
@@ -26,26 +26,18 @@ const LIMIT_BUY = {
 
 describe("a Kraken order's deadline", () => {
   let fake: KrakenFake;
-  let o: OrdersApp;
+  let o: VenueOrdersApp;
   let trader: Trader;
   let account: VenueAccount;
   before(async () => {
-    fake = (await KRAKEN.start()) as unknown as KrakenFake;
-    o = await startOrdersApp({
-      env: {
-        EXCHANGE_API_URLS: JSON.stringify({ kraken: fake.url }),
-        ...KRAKEN.env,
-        TRADING_MAX_ORDER_NOTIONAL: 'none',
-        TRADING_PRICE_BAND_PERCENT: 'none',
-      },
-    });
+    o = await startVenueOrdersApp([KRAKEN], { TRADING_MAX_ORDER_NOTIONAL: 'none', TRADING_PRICE_BAND_PERCENT: 'none' });
+    fake = o.fakes.get(KRAKEN.venue) as unknown as KrakenFake;
     trader = await o.trader();
     account = fake.addAccount(conformanceAccount(KRAKEN, 0));
     await storeVenueCredential(o.t.app, trader, KRAKEN.venue, account);
   });
   after(async () => {
     await o?.close();
-    await fake?.close();
   });
 
   const sends = () => fake.requests.filter((r) => r.path === ADD_ORDER);
