@@ -18,6 +18,17 @@ export const HOUR = 3_600_000;
 export const DAY = 86_400_000;
 export const ago = (ms: number) => new Date(NOW.getTime() - ms);
 
+/** The jobs tests' settings: the job secret, the Binance fake as market data (3 s upstream timeout), no trigger window. */
+export function jobsEnv(binance: BinanceFake, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    SCHEDULED_JOB_SECRET: JOB_SECRET,
+    BINANCE_API_URL: binance.url,
+    MARKET_UPSTREAM_TIMEOUT_MS: '3000',
+    JOB_TRIGGER_WINDOW_SECONDS: '0',
+    ...env,
+  };
+}
+
 /**
  * One app for the tests of the calling describe block, handed to `started` before them: its clock fixed
  * at NOW, the job secret set, the Binance fake as market data (3 s upstream timeout) and no trigger
@@ -31,16 +42,7 @@ export function jobsAppPerFile(
   let t: TestApp;
   before(async () => {
     binance = await startBinanceFake();
-    t = await buildTestApp({
-      clock: fixedClock(NOW),
-      env: {
-        SCHEDULED_JOB_SECRET: JOB_SECRET,
-        BINANCE_API_URL: binance.url,
-        MARKET_UPSTREAM_TIMEOUT_MS: '3000',
-        JOB_TRIGGER_WINDOW_SECONDS: '0',
-        ...env,
-      },
-    });
+    t = await buildTestApp({ clock: fixedClock(NOW), env: jobsEnv(binance, env) });
     started({ t, binance });
   });
   beforeEach(() => resetDatabase(t.database));

@@ -12,7 +12,18 @@ import { startTcpProxy, type TcpProxy } from '../../fakes/tcp-proxy.ts';
 import { withoutPostgres } from '../../helpers/services.ts';
 import { after, before, describe, it } from '../../helpers/suite.ts';
 import { buildTestApp, testDatabaseUrl, type TestApp } from '../../helpers/test-app.ts';
-import { ago, HOUR, JOB_SECRET, jobsModuleFor, maturedIntel, NOW, readRun, runJob, trigger } from './jobs-fixtures.ts';
+import {
+  ago,
+  HOUR,
+  JOB_SECRET,
+  jobsEnv,
+  jobsModuleFor,
+  maturedIntel,
+  NOW,
+  readRun,
+  runJob,
+  trigger,
+} from './jobs-fixtures.ts';
 
 const QUICK = 'cleanup-expired-tokens';
 const SLOW = 'strategy-autopilot/evaluate';
@@ -71,16 +82,7 @@ describe('a run that ends while the database is cut', { skip: NO_POSTGRES }, () 
     const url = new URL((await testDatabaseUrl())!);
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
     database = await openDatabase({ url: proxy.url(url.toString()), poolSize: 4, connectTimeoutMs: 2_000 });
-    t = await buildTestApp({
-      database,
-      clock: fixedClock(NOW),
-      env: {
-        SCHEDULED_JOB_SECRET: JOB_SECRET,
-        BINANCE_API_URL: binance.url,
-        MARKET_UPSTREAM_TIMEOUT_MS: '3000',
-        JOB_TRIGGER_WINDOW_SECONDS: '0',
-      },
-    });
+    t = await buildTestApp({ database, clock: fixedClock(NOW), env: jobsEnv(binance) });
   });
   after(async () => {
     await proxy?.mode('pass');
