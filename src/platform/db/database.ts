@@ -8,6 +8,7 @@ import { ADVISORY_LOCK } from './advisory-locks.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { databaseOutage, QUERY_READ_TIMEOUT } from './failures.ts';
 import { createPgListener, type Listen } from './pg-listener.ts';
+import { withNamedStatements } from './pglite-statements.ts';
 
 export {
   databaseOutage,
@@ -129,15 +130,17 @@ export async function restorePgliteImage(dataDir: string, image: Blob): Promise<
 }
 
 async function openPglite(dataDir: string | undefined, image: Blob | undefined): Promise<Database> {
-  const [{ drizzle }, { migrate }] = await Promise.all([
+  const [{ drizzle }, { migrate }, pglite] = await Promise.all([
     import('drizzle-orm/pglite'),
     import('drizzle-orm/pglite/migrator'),
+    import('@electric-sql/pglite'),
   ]);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   try {
     const client = await createPglite(dataDir ? { dataDir } : { loadDataDir: image });
-    const db = drizzle({ client }) as unknown as Db;
+    // drizzle's session asks the client for `query` and `transaction` only.
+    const db = drizzle({ client: withNamedStatements(client, pglite) as typeof client }) as unknown as Db;
     await db.execute(sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
     await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
     await createTrigramIndexes((text) => client.query(text));
