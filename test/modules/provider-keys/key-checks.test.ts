@@ -2,7 +2,6 @@
 // key, and the guarantee that a plaintext key never leaves the service except towards its provider.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { providerApiKeys } from '../../../src/modules/provider-keys/provider-keys.tables.ts';
@@ -15,6 +14,7 @@ import {
   type FakeProvider,
 } from '../../fakes/ai-providers.ts';
 import { assertDetail, assertIssue } from '../../helpers/error-assertions.ts';
+import { closedPort } from '../../helpers/ports.ts';
 import { buildTestApp, signIn, TEST_ENCRYPTION_KEY, type TestApp, type TestUser } from '../../helpers/test-app.ts';
 
 const BASE = '/api/v1/admin/api-keys';
@@ -29,15 +29,6 @@ const KEY_SHAPES: Record<FakeProvider, string> = {
   serper: '',
 };
 const newKey = (provider: FakeProvider) => `${KEY_SHAPES[provider]}${randomBytes(20).toString('hex')}`;
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('provider key checks', () => {
   let fake: AiProvidersFake;
