@@ -66,9 +66,9 @@ export interface VenueBudget {
   /**
    * Runs a call in the key's turn, one at a time across instances, with a number greater than any given
    * before for the key (Kraken's nonce, decision 280); `callMs` bounds the call. Refuses unsent (429) when
-   * the turn does not come within one call's longest time.
+   * the turn does not come within one call's longest time, or within `maxWaitMs` when that is shorter.
    */
-  inTurn<T>(key: string, callMs: number, work: (sequence: number) => Promise<T>): Promise<T>;
+  inTurn<T>(key: string, callMs: number, work: (sequence: number) => Promise<T>, maxWaitMs?: number): Promise<T>;
   /** The venue account the key belongs to, as the venue said (decision 281); undefined until asked. */
   keyAccount(key: string): Promise<string | undefined>;
   /** The venue said `key` belongs to `account`: limits counted per account count the key there. */

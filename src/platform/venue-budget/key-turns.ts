@@ -88,12 +88,19 @@ export function createKeyTurns(deps: KeyTurnDeps) {
   return {
     /**
      * Runs `work` in the key's turn with its next sequence number; `callMs` bounds the call itself (its
-     * request timeout). Throws a KeyLimitRefusal, nothing sent, when the turn does not come in time.
+     * request timeout), `maxWaitMs` the wait for the turn where the call has less time than its lease (a
+     * send that must be signed by a deadline). Throws a KeyLimitRefusal, nothing sent, when the turn does
+     * not come in time.
      */
-    async inTurn<T>(key: string, callMs: number, work: (sequence: number) => Promise<T>): Promise<T> {
+    async inTurn<T>(
+      key: string,
+      callMs: number,
+      work: (sequence: number) => Promise<T>,
+      maxWaitMs?: number,
+    ): Promise<T> {
       const leaseMs = callMs + deps.maxWaitMs + LEASE_MARGIN_MS;
       const started = Date.now();
-      const deadline = started + leaseMs;
+      const deadline = started + Math.min(leaseMs, Math.max(0, maxWaitMs ?? leaseMs));
       const before = queues.get(key) ?? Promise.resolve();
       let done!: () => void;
       const mine = new Promise<void>((resolve) => {

@@ -10,6 +10,7 @@ import { SIGN_WITHIN_MS } from '../../../src/platform/order-venue.ts';
 import type { KrakenFake } from '../../fakes/kraken.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { CONFORMANCE_VENUES, conformanceAccount } from '../exchange/conformance-venues.ts';
 import { startVenueOrdersApp, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
 
@@ -24,13 +25,21 @@ const LIMIT_BUY = {
   price: '60000',
 };
 
+/** How long the order before holds the key's turn: longer than a send may wait to be signed. */
+const HELD_MS = SIGN_WITHIN_MS + 2_000;
+
 describe("a Kraken order's deadline", () => {
   let fake: KrakenFake;
   let o: VenueOrdersApp;
   let trader: Trader;
   let account: VenueAccount;
   before(async () => {
-    o = await startVenueOrdersApp([KRAKEN], { TRADING_MAX_ORDER_NOTIONAL: 'none', TRADING_PRICE_BAND_PERCENT: 'none' });
+    o = await startVenueOrdersApp([KRAKEN], {
+      TRADING_MAX_ORDER_NOTIONAL: 'none',
+      TRADING_PRICE_BAND_PERCENT: 'none',
+      // A call may hold its key's turn longer than a send may wait to be signed (the last test).
+      EXCHANGE_TIMEOUT_MS: String(HELD_MS + 2_000),
+    });
     fake = o.fakes.get(KRAKEN.venue) as unknown as KrakenFake;
     trader = await o.trader();
     account = fake.addAccount(conformanceAccount(KRAKEN, 0));
@@ -81,5 +90,26 @@ describe("a Kraken order's deadline", () => {
     } finally {
       fake.clock.aheadMs = 0;
     }
+  });
+
+  it("a send waits for its key's turn only while it may still be signed: refused unsent, the call before it goes on", async () => {
+    const before = sends().length;
+    // The first order holds the key's turn (Kraken's nonces go one at a time) until its slow answer comes.
+    o.fakes.get(KRAKEN.venue)!.fault('slow-after', { path: ADD_ORDER, ms: HELD_MS, reply5xx: KRAKEN.outage });
+    const first = o.place(trader, LIMIT_BUY);
+    await waitFor(() => sends().length > before, 'the first order to reach Kraken');
+
+    const second = await o.place(trader, LIMIT_BUY);
+    assert.equal(second.statusCode, 201, second.body);
+    assert.equal(second.json().status, 'rejected', second.body);
+    // Refused by the turn's wait, not by the signature once the turn came (as it was before decision 1350).
+    assert.match(second.json().reason, /go one at a time .* nothing was sent/);
+    assert.equal(sends().length - before, 1, 'the second never reached Kraken');
+
+    const placed = await first;
+    assert.equal(placed.json().status, 'open', placed.body);
+    const ids = ordersOf(account).map((v) => v.clientId);
+    assert.ok(ids.includes(placed.json().client_order_id));
+    assert.ok(!ids.includes(second.json().client_order_id));
   });
 });

@@ -28,6 +28,12 @@ export function signedBy<T>(by: number, now: () => number, send: () => Promise<T
   return deadlines.run({ by, now }, send);
 }
 
+/** What is left of the signing deadline of the send this runs for, in ms; undefined outside a send. */
+export function signingTimeLeftMs(): number | undefined {
+  const deadline = deadlines.getStore();
+  return deadline && deadline.by - deadline.now();
+}
+
 /** Makes the instance's `sign` honour the deadline of the send it runs for, if any. */
 export function holdSigningDeadlines(exchange: unknown, withinMs: number): void {
   const client = exchange as { sign(...args: unknown[]): unknown };

@@ -10,6 +10,7 @@
 import type { Exchange } from 'ccxt';
 import type { VenueBudget } from '../../../platform/venue-budget/venue-budget.ts';
 import type { Venue } from '../venues.domain.ts';
+import { signingTimeLeftMs } from './signing-deadline.ts';
 
 type Fetch2 = (
   path: string,
@@ -66,10 +67,16 @@ function takeTurns(client: CcxtInternals, deps: KeyCallDeps): void {
   client.fetch2 = async (path, api = 'public', method = 'GET', params = {}, headers, body, config = {}) => {
     if (client.enableRateLimit) await throttle(client.calculateRateLimiterCost(api, method, path, params, config));
     if (api !== 'private') return send(path, api, method, params, headers, body, config);
-    return deps.budget.inTurn(deps.key, client.timeout, (sequence) => {
-      nonce = sequence;
-      return send(path, api, method, params, headers, body, config);
-    });
+    // A send waits for the turn no longer than it may still be signed (decision 1350).
+    return deps.budget.inTurn(
+      deps.key,
+      client.timeout,
+      (sequence) => {
+        nonce = sequence;
+        return send(path, api, method, params, headers, body, config);
+      },
+      signingTimeLeftMs(),
+    );
   };
 }
 
