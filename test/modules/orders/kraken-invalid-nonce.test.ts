@@ -6,11 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KrakenFake } from '../../fakes/kraken.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
-import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
-import { CONFORMANCE_VENUES, conformanceAccount } from '../exchange/conformance-venues.ts';
-import { startVenueOrdersApp, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
+import { KRAKEN_LIMIT_BUY, startKrakenTrading, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
 
-const KRAKEN = CONFORMANCE_VENUES.find((v) => v.venue === 'kraken')!;
 /** A nonce another program sent: microseconds, a thousand times ours (milliseconds). */
 const OTHER_PROGRAM = BigInt(Date.now()) * 1000n;
 
@@ -20,11 +17,7 @@ describe("Kraken's invalid nonce answer", () => {
   let trader: Trader;
   let account: VenueAccount;
   before(async () => {
-    o = await startVenueOrdersApp([KRAKEN], { TRADING_MAX_ORDER_NOTIONAL: 'none', TRADING_PRICE_BAND_PERCENT: 'none' });
-    fake = o.fakes.get(KRAKEN.venue) as unknown as KrakenFake;
-    trader = await o.trader();
-    account = fake.addAccount(conformanceAccount(KRAKEN, 0));
-    await storeVenueCredential(o.t.app, trader, KRAKEN.venue, account);
+    ({ o, fake, trader, account } = await startKrakenTrading());
   });
   after(async () => {
     await o?.close();
@@ -35,14 +28,7 @@ describe("Kraken's invalid nonce answer", () => {
   it('an order is rejected with the reason, sent once and never again', async () => {
     fake.acceptedNonce(account.apiKey, OTHER_PROGRAM);
     const before = sent('/0/private/AddOrder');
-    const placed = await o.place(trader, {
-      exchange: 'kraken',
-      symbol: 'BTC/USDT',
-      side: 'buy',
-      type: 'limit',
-      amount: '0.001',
-      price: '60000',
-    });
+    const placed = await o.place(trader, KRAKEN_LIMIT_BUY);
     assert.equal(placed.statusCode, 201, placed.body);
     const order = placed.json();
     assert.equal(order.status, 'rejected', placed.body);

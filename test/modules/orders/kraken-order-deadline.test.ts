@@ -1,7 +1,8 @@
 // Kraken signs with a nonce, not a time: without a bound of its own, a send held on the way could be taken
 // after a lookup had rejected the order as never received. Every Kraken order carries its `deadline`, 55 s
 // after its claim, so the venue itself refuses it past the receive window the lookups allow for (decision
-// 1320). Made for real: the fake reads the deadline on its own clock, which a test sets ahead.
+// 1320). Made for real: the fake reads the deadline on its own clock, which a test sets ahead. A send waits for
+// its key's turn (Kraken's nonces) only while it may still be signed (decision 1350).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -9,22 +10,10 @@ import { clientOrderIdRule } from '../../../src/platform/client-order-ids.ts';
 import { SIGN_WITHIN_MS } from '../../../src/platform/order-venue.ts';
 import type { KrakenFake } from '../../fakes/kraken.ts';
 import { ordersOf, type VenueAccount } from '../../fakes/venue-loopback.ts';
-import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { CONFORMANCE_VENUES, conformanceAccount } from '../exchange/conformance-venues.ts';
-import { startVenueOrdersApp, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
+import { KRAKEN, KRAKEN_LIMIT_BUY, startKrakenTrading, type Trader, type VenueOrdersApp } from './orders-fixtures.ts';
 
-const KRAKEN = CONFORMANCE_VENUES.find((v) => v.venue === 'kraken')!;
 const ADD_ORDER = '/0/private/AddOrder';
-const LIMIT_BUY = {
-  exchange: 'kraken',
-  symbol: 'BTC/USDT',
-  side: 'buy',
-  type: 'limit',
-  amount: '0.001',
-  price: '60000',
-};
-
 /** How long the order before holds the key's turn: longer than a send may wait to be signed. */
 const HELD_MS = SIGN_WITHIN_MS + 2_000;
 
@@ -34,16 +23,8 @@ describe("a Kraken order's deadline", () => {
   let trader: Trader;
   let account: VenueAccount;
   before(async () => {
-    o = await startVenueOrdersApp([KRAKEN], {
-      TRADING_MAX_ORDER_NOTIONAL: 'none',
-      TRADING_PRICE_BAND_PERCENT: 'none',
-      // A call may hold its key's turn longer than a send may wait to be signed (the last test).
-      EXCHANGE_TIMEOUT_MS: String(HELD_MS + 2_000),
-    });
-    fake = o.fakes.get(KRAKEN.venue) as unknown as KrakenFake;
-    trader = await o.trader();
-    account = fake.addAccount(conformanceAccount(KRAKEN, 0));
-    await storeVenueCredential(o.t.app, trader, KRAKEN.venue, account);
+    // A call may hold its key's turn longer than a send may wait to be signed (the last test).
+    ({ o, fake, trader, account } = await startKrakenTrading({ EXCHANGE_TIMEOUT_MS: String(HELD_MS + 2_000) }));
   });
   after(async () => {
     await o?.close();
@@ -56,7 +37,7 @@ describe("a Kraken order's deadline", () => {
   };
 
   it('is sent with every order: 55 s after its claim, on the venue’s clock', async () => {
-    const placed = await o.place(trader, LIMIT_BUY);
+    const placed = await o.place(trader, KRAKEN_LIMIT_BUY);
     assert.equal(placed.statusCode, 201, placed.body);
     assert.equal(placed.json().status, 'open', placed.body);
     const sent = sends().at(-1)!;
@@ -72,7 +53,7 @@ describe("a Kraken order's deadline", () => {
     const before = sends().length;
     fake.clock.aheadMs = 56_000;
     try {
-      const placed = await o.place(trader, LIMIT_BUY);
+      const placed = await o.place(trader, KRAKEN_LIMIT_BUY);
       assert.equal(placed.statusCode, 201, placed.body);
       const order = placed.json();
       assert.equal(order.status, 'unknown', `"Deadline elapsed" says nothing of the outcome: ${placed.body}`);
@@ -96,10 +77,10 @@ describe("a Kraken order's deadline", () => {
     const before = sends().length;
     // The first order holds the key's turn (Kraken's nonces go one at a time) until its slow answer comes.
     o.fakes.get(KRAKEN.venue)!.fault('slow-after', { path: ADD_ORDER, ms: HELD_MS, reply5xx: KRAKEN.outage });
-    const first = o.place(trader, LIMIT_BUY);
+    const first = o.place(trader, KRAKEN_LIMIT_BUY);
     await waitFor(() => sends().length > before, 'the first order to reach Kraken');
 
-    const second = await o.place(trader, LIMIT_BUY);
+    const second = await o.place(trader, KRAKEN_LIMIT_BUY);
     assert.equal(second.statusCode, 201, second.body);
     assert.equal(second.json().status, 'rejected', second.body);
     // Refused by the turn's wait, not by the signature once the turn came (as it was before decision 1350).

@@ -9,7 +9,14 @@ import { decodeBase32, referenceTotp } from '../../helpers/totp-reference.ts';
 import { shiftedClock } from '../../helpers/shifted-clock.ts';
 import { buildTestApp, signIn, type TestApp, type TestAppOptions, type TestUser } from '../../helpers/test-app.ts';
 import { storeVenueCredential } from '../../helpers/venue-credentials.ts';
-import type { ConformanceFake, ConformanceVenue } from '../exchange/conformance-venues.ts';
+import type { KrakenFake } from '../../fakes/kraken.ts';
+import type { VenueAccount } from '../../fakes/venue-loopback.ts';
+import {
+  CONFORMANCE_VENUES,
+  conformanceAccount,
+  type ConformanceFake,
+  type ConformanceVenue,
+} from '../exchange/conformance-venues.ts';
 
 export interface Trader extends TestUser {
   credentialId: string;
@@ -150,6 +157,40 @@ export async function startVenueOrdersApp(venues: readonly ConformanceVenue[], e
     };
   } catch (error) {
     for (const fake of fakes.values()) await fake.close();
+    throw error;
+  }
+}
+
+export const KRAKEN = CONFORMANCE_VENUES.find((v) => v.venue === 'kraken')!;
+
+/** A limit buy on Kraken, far from its fake's market. */
+export const KRAKEN_LIMIT_BUY = {
+  exchange: 'kraken',
+  symbol: 'BTC/USDT',
+  side: 'buy',
+  type: 'limit',
+  amount: '0.001',
+  price: '60000',
+} as const;
+
+/**
+ * The orders app with Kraken at its fake, without the notional and price-band limits, and one trader whose
+ * credential is a Kraken account of that fake; `env` after those settings.
+ */
+export async function startKrakenTrading(env: Record<string, string> = {}) {
+  const o = await startVenueOrdersApp([KRAKEN], {
+    TRADING_MAX_ORDER_NOTIONAL: 'none',
+    TRADING_PRICE_BAND_PERCENT: 'none',
+    ...env,
+  });
+  try {
+    const fake = o.fakes.get(KRAKEN.venue) as unknown as KrakenFake;
+    const trader = await o.trader();
+    const account: VenueAccount = fake.addAccount(conformanceAccount(KRAKEN, 0));
+    await storeVenueCredential(o.t.app, trader, KRAKEN.venue, account);
+    return { o, fake, trader, account };
+  } catch (error) {
+    await o.close();
     throw error;
   }
 }
