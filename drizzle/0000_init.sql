@@ -957,7 +957,8 @@ CREATE INDEX "exchange_trade_days_user_day_idx" ON "exchange_trade_days" USING b
 CREATE UNIQUE INDEX "exchange_trades_venue_id_key" ON "exchange_trades" USING btree ("user_id","exchange","symbol","exchange_trade_id");--> statement-breakpoint
 CREATE INDEX "exchange_trades_user_time_idx" ON "exchange_trades" USING btree ("user_id","exchange","trade_timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "exchange_trades_user_all_time_idx" ON "exchange_trades" USING btree ("user_id","trade_timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "exchange_trades_user_symbol_time_idx" ON "exchange_trades" USING btree ("user_id","symbol","trade_timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_trades_user_pair_time_idx" ON "exchange_trades" USING btree ("user_id","exchange",replace("symbol", '/', ''),"trade_timestamp" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_trades_credential_market_idx" ON "exchange_trades" USING btree ("credential_id","symbol","trade_timestamp" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "exchange_trades_user_created_idx" ON "exchange_trades" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "exchange_transfers_venue_id_key" ON "exchange_transfers" USING btree ("user_id","exchange","type","exchange_transfer_id");--> statement-breakpoint
 CREATE INDEX "exchange_transfers_user_time_idx" ON "exchange_transfers" USING btree ("user_id","exchange","transfer_timestamp" DESC NULLS LAST);--> statement-breakpoint

@@ -126,7 +126,16 @@ export const exchangeTrades = pgTable(
     // History newest first, in the list's order (time, then id), with and without a venue or a pair.
     index('exchange_trades_user_time_idx').on(t.userId, t.exchange, t.tradeTimestamp.desc(), t.id.desc()),
     index('exchange_trades_user_all_time_idx').on(t.userId, t.tradeTimestamp.desc(), t.id.desc()),
-    index('exchange_trades_user_symbol_time_idx').on(t.userId, t.symbol, t.tradeTimestamp.desc(), t.id.desc()),
+    // A pair's history, matched without its separator as the list's filter matches it (decision 1370).
+    index('exchange_trades_user_pair_time_idx').on(
+      t.userId,
+      t.exchange,
+      sql`replace(${t.symbol}, '/', '')`,
+      t.tradeTimestamp.desc(),
+      t.id.desc(),
+    ),
+    // Where a credential's market ends, for its next sync; and the credential's rows when it is deleted.
+    index('exchange_trades_credential_market_idx').on(t.credentialId, t.symbol, t.tradeTimestamp.desc()),
     // The portfolio reads a user's trades stored since its watermark (docs/decisions/156).
     index('exchange_trades_user_created_idx').on(t.userId, t.createdAt),
   ],

@@ -1,0 +1,82 @@
+// What a user's trades cost to read by pair (decision 1370): the list of one pair, newest first, reads that
+// pair's trades and no others, however many the user holds in other pairs; a sync's look at where one
+// market of a credential ends reads that market's trades, not the table. Each statement is executed
+// under EXPLAIN ANALYZE and the rows its scans of exchange_trades read are counted.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../../src/platform/db/database.ts';
+import { createTradesRepository } from '../../../src/modules/exchange/trades.repository.ts';
+import { type PlanNode, plansOf, rowsRead } from '../../helpers/plans.ts';
+import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+
+/** The user's trades in each common pair, and in the rare one. */
+const COMMON = 5_000;
+const RARE = 5;
+
+describe("a user's trades read by pair", () => {
+  let t: TestApp;
+  let userId: string;
+  let credentialId: string;
+
+  before(async () => {
+    t = await buildTestApp();
+    // Written as a bulk import writes them: four pairs of 5,000 trades, one of 5, over the last months.
+    [{ id: userId }] = rowsOf<{ id: string }>(
+      await t.database.db.execute(
+        sql`INSERT INTO users (email, password_hash) VALUES ('pairs@example.com', 'unusable') RETURNING id`,
+      ),
+    ) as [{ id: string }];
+    [{ id: credentialId }] = rowsOf<{ id: string }>(
+      await t.database.db.execute(sql`
+        INSERT INTO exchange_credentials (user_id, exchange_name, credential_name, api_key_sealed, api_secret_sealed, api_key_masked)
+        VALUES (${userId}, 'binance', 'main', 'sealed', 'sealed', '****') RETURNING id`),
+    ) as [{ id: string }];
+    await t.database.db.execute(sql`
+      INSERT INTO exchange_trades (user_id, credential_id, exchange, exchange_trade_id, symbol, side, price, amount,
+        total, fee, trade_timestamp)
+      SELECT ${userId}, ${credentialId}, 'binance', p.pair || '-' || i, p.pair, 'buy', 1, 1, 1, 0,
+        timestamptz '2026-06-01T00:00:00Z' + (i * 7 + p.k) * interval '1 minute'
+      FROM unnest(ARRAY['BTC/USDT', 'ETH/USDT', 'SOL/USDT', 'XRP/USDT', 'DOGE/USDT']) WITH ORDINALITY AS p(pair, k)
+      CROSS JOIN LATERAL generate_series(1, CASE WHEN p.pair = 'DOGE/USDT' THEN ${RARE}::int ELSE ${COMMON}::int END) AS i`);
+    await t.database.db.execute(sql`ANALYZE exchange_trades`);
+  });
+  after(() => t.close());
+
+  for (const [name, symbol, expected] of [
+    ['a rare pair', 'DOGEUSDT', RARE],
+    ['a common pair', 'BTC/USDT', 100],
+    ['a pair never traded', 'ADAUSDT', 0],
+  ] as const) {
+    it(`${name}: its page reads that pair's trades, not the user's others`, async () => {
+      const [plan, ...others] = await plansOf(t, async (db) => {
+        const page = await createTradesRepository(db).list(
+          { userId, exchange: 'binance', symbol },
+          { limit: 100, offset: 0 },
+        );
+        assert.equal(page.rows.length, expected);
+        assert.ok(page.rows.every((row) => row.symbol.replace('/', '') === symbol.replace('/', '')));
+      });
+      const read = [plan!, ...others].reduce((sum, p) => sum + rowsRead(p, 'exchange_trades'), 0);
+      assert.ok(read <= expected + 10, `read ${read} trades for a page of ${expected}`);
+    });
+  }
+
+  it("where a credential's market ends: its own trades, not every trade", async () => {
+    const plans = await plansOf(t, async (db) => {
+      const newest = await createTradesRepository(db).newest(credentialId, 'DOGE/USDT');
+      assert.equal(newest.idsAtNewest.length, 1);
+    });
+    // A scan on another index can return few rows while walking all its entries: the index is named.
+    const scans: string[] = [];
+    const walk = (node: PlanNode & { 'Index Name'?: string }) => {
+      if (node['Relation Name'] === 'exchange_trades') scans.push(`${node['Node Type']} ${node['Index Name'] ?? ''}`);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    for (const plan of plans) walk(plan);
+    assert.ok(scans.length > 0);
+    for (const scan of scans) assert.match(scan, /exchange_trades_credential_market_idx$/, scans.join('; '));
+    const read = plans.reduce((sum, p) => sum + rowsRead(p, 'exchange_trades'), 0);
+    assert.ok(read <= 4 * RARE, `read ${read} trades for a market of ${RARE}`);
+  });
+});
