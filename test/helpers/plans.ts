@@ -59,17 +59,30 @@ export async function plansOf(t: TestApp, work: (db: Db) => Promise<unknown>): P
  * As `plansOf`, with each statement's text beside its plan; with `readsOnly`, only the SELECTs are run
  * again (work that writes rows it cannot write twice, such as audit rows of a fixed id).
  */
+/** A statement as a database handle sent it: its text and its bound values. */
+export interface SentStatement {
+  query: string;
+  params: unknown[];
+}
+
+/** A database handle on the test app's own client that records every statement it sends, in order. */
+export function recordingDb(t: TestApp): { db: Db; statements: SentStatement[] } {
+  const client = planClient(t);
+  const statements: SentStatement[] = [];
+  const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
+  const db = (t.database.kind === 'postgres'
+    ? drizzlePostgres({ client: client as never, logger })
+    : drizzlePglite({ client: client as never, logger })) as unknown as Db;
+  return { db, statements };
+}
+
 export async function statementPlansOf(
   t: TestApp,
   work: (db: Db) => Promise<unknown>,
   options: { readsOnly?: boolean } = {},
 ): Promise<StatementPlan[]> {
   const client = planClient(t);
-  const statements: { query: string; params: unknown[] }[] = [];
-  const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
-  const db = (t.database.kind === 'postgres'
-    ? drizzlePostgres({ client: client as never, logger })
-    : drizzlePglite({ client: client as never, logger })) as unknown as Db;
+  const { db, statements } = recordingDb(t);
   await work(db);
   const plans: StatementPlan[] = [];
   for (const { query, params } of statements) {

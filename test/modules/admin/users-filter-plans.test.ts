@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import type { Db } from '../../../src/platform/db/database.ts';
 import { createAccountsRepository } from '../../../src/modules/users/accounts.repository.ts';
-import { planClient, type PlanClient, type PlanNode, rowsRead } from '../../helpers/plans.ts';
+import { planClient, type PlanClient, type PlanNode, recordingDb, rowsRead } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const ACCOUNTS = 6_000;
@@ -43,14 +41,9 @@ describe('admin list: a filter is read by its index for any value', () => {
    * itself would be planned for its values).
    */
   async function readUnderGenericPlans(work: (db: Db) => Promise<unknown>): Promise<number> {
-    const statements: { query: string; params: unknown[] }[] = [];
-    const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
     const client = planClient(t);
-    await work(
-      (t.database.kind === 'postgres'
-        ? drizzlePostgres({ client: client as never, logger })
-        : drizzlePglite({ client: client as never, logger })) as unknown as Db,
-    );
+    const { db, statements } = recordingDb(t);
+    await work(db);
     // One connection for PREPARE and EXECUTE: the pool's own on PostgreSQL, PGlite's only one.
     const pool = client as unknown as { connect?: () => Promise<PlanClient & { release(): void }> };
     const conn = t.database.kind === 'postgres' && pool.connect ? await pool.connect() : undefined;
@@ -120,12 +113,7 @@ describe('admin list: a filter is read by its index for any value', () => {
   });
 
   it("a filter's page is planned for its values: they are in its text, not bound (decision 1360)", async () => {
-    const statements: { query: string; params: unknown[] }[] = [];
-    const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
-    const client = planClient(t);
-    const db = (t.database.kind === 'postgres'
-      ? drizzlePostgres({ client: client as never, logger })
-      : drizzlePglite({ client: client as never, logger })) as unknown as Db;
+    const { db, statements } = recordingDb(t);
     const page = await createAccountsRepository(db).list({ role: 'admin', subscriptionTier: 'free' }, 0, 50);
     assert.equal(page.rows.filter((row) => row.email.endsWith('@plans.example')).length, 3);
     const [read] = statements.filter((s) => /FROM "users"/.test(s.query));
@@ -139,17 +127,14 @@ describe('admin list: a filter is read by its index for any value', () => {
   });
 
   it('a search with a filter runs its statements where plans are made for their values', async () => {
-    const statements: string[] = [];
-    const logger = { logQuery: (query: string) => statements.push(query.trim()) };
-    const client = planClient(t);
-    const db = (t.database.kind === 'postgres'
-      ? drizzlePostgres({ client: client as never, logger })
-      : drizzlePglite({ client: client as never, logger })) as unknown as Db;
+    const { db, statements: sent } = recordingDb(t);
+    const texts = () => sent.map((s) => s.query.trim());
     const page = await createAccountsRepository(db).list({ search: 'plans.example', role: 'admin' }, 0, 50);
     assert.deepEqual(
       page.rows.map((row) => row.email),
       ['plan-3@plans.example', 'plan-2@plans.example', 'plan-1@plans.example'],
     );
+    const statements = texts();
     const custom = statements.findIndex((s) => /^SET LOCAL plan_cache_mode = force_custom_plan$/.test(s));
     assert.ok(custom >= 0, 'the search is planned for its values');
     // The planner's estimate (an EXPLAIN, planned for its values whatever the setting) and a walk
@@ -158,8 +143,8 @@ describe('admin list: a filter is read by its index for any value', () => {
     assert.ok(reads.length > 0);
     assert.ok(statements.indexOf(reads[0]!) > custom, 'every read of the matches follows the setting');
     // Without a filter the search's ways are planned once, as before (decision 192).
-    statements.length = 0;
+    sent.length = 0;
     await createAccountsRepository(db).list({ search: 'plans.example' }, 0, 50);
-    assert.ok(!statements.some((s) => s.startsWith('SET LOCAL')));
+    assert.ok(!texts().some((s) => s.startsWith('SET LOCAL')));
   });
 });

@@ -6,13 +6,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
-import type { Db } from '../../../src/platform/db/database.ts';
 import { createAccountsRepository } from '../../../src/modules/users/accounts.repository.ts';
 import type { SearchFilter } from '../../../src/modules/users/accounts-list.repository.ts';
 import { SEARCH_TOTAL_BOUND } from '../../../src/modules/users/accounts-search.ts';
-import { executedPlan, planClient, type PlanClient, type PlanNode, rowsRead } from '../../helpers/plans.ts';
+import {
+  executedPlan,
+  planClient,
+  type PlanClient,
+  type PlanNode,
+  recordingDb,
+  rowsRead,
+} from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { expectedPage, shown } from './search-oracle.ts';
 
@@ -115,12 +119,8 @@ describe('admin search with a filter: the walk goes through the filter’s accou
    * the setting and the transaction's own statements are left out.
    */
   async function listedUnderItsPlans(filter: SearchFilter): Promise<{ plans: PlanNode[]; forValues: boolean[] }> {
-    const statements: { query: string; params: unknown[] }[] = [];
-    const logger = { logQuery: (query: string, params: unknown[]) => statements.push({ query, params }) };
     const client = planClient(t);
-    const db = (t.database.kind === 'postgres'
-      ? drizzlePostgres({ client: client as never, logger })
-      : drizzlePglite({ client: client as never, logger })) as unknown as Db;
+    const { db, statements } = recordingDb(t);
     await createAccountsRepository(db).list(filter, 0, 50);
     // One connection for PREPARE and EXECUTE: the pool's own on PostgreSQL, PGlite's only one.
     const pool = client as unknown as { connect?: () => Promise<PlanClient & { release(): void }> };
