@@ -949,6 +949,7 @@ CREATE INDEX "market_intel_events_detected_idx" ON "market_intel_events" USING b
 CREATE INDEX "market_intel_events_source_idx" ON "market_intel_events" USING btree ("source");--> statement-breakpoint
 CREATE INDEX "market_intel_events_expires_idx" ON "market_intel_events" USING btree ("expires_at") WHERE expires_at IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "exchange_balance_syncs_latest_idx" ON "exchange_balance_syncs" USING btree ("user_id","exchange","credential_id","synced_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_balance_syncs_credential_idx" ON "exchange_balance_syncs" USING btree ("credential_id");--> statement-breakpoint
 CREATE INDEX "exchange_balances_sync_idx" ON "exchange_balances" USING btree ("sync_id");--> statement-breakpoint
 CREATE INDEX "exchange_balances_history_idx" ON "exchange_balances" USING btree ("user_id","exchange","currency","sync_timestamp" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "exchange_credentials_name_key" ON "exchange_credentials" USING btree ("user_id","exchange_name","credential_name");--> statement-breakpoint
@@ -962,6 +963,7 @@ CREATE INDEX "exchange_trades_credential_market_idx" ON "exchange_trades" USING 
 CREATE INDEX "exchange_trades_user_created_idx" ON "exchange_trades" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "exchange_transfers_venue_id_key" ON "exchange_transfers" USING btree ("user_id","exchange","type","exchange_transfer_id");--> statement-breakpoint
 CREATE INDEX "exchange_transfers_user_time_idx" ON "exchange_transfers" USING btree ("user_id","exchange","transfer_timestamp" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "exchange_transfers_credential_idx" ON "exchange_transfers" USING btree ("credential_id");--> statement-breakpoint
 CREATE INDEX "scheduled_job_runs_job_started_idx" ON "scheduled_job_runs" USING btree ("job","started_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "scheduled_job_runs_running_idx" ON "scheduled_job_runs" USING btree ("job") WHERE "scheduled_job_runs"."status" = 'running';--> statement-breakpoint
 CREATE UNIQUE INDEX "scheduled_job_runs_job_idempotency_key_idx" ON "scheduled_job_runs" USING btree ("job","idempotency_key");--> statement-breakpoint

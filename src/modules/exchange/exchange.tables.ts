@@ -69,8 +69,12 @@ export const exchangeBalanceSyncs = pgTable(
     currenciesSynced: integer('currencies_synced').notNull(),
     syncedAt: at('synced_at').notNull(),
   },
-  // The latest sync per user, venue and credential is the first entry of its group (DISTINCT ON).
-  (t) => [index('exchange_balance_syncs_latest_idx').on(t.userId, t.exchange, t.credentialId, t.syncedAt.desc())],
+  (t) => [
+    // The latest sync per user, venue and credential is the first entry of its group (DISTINCT ON).
+    index('exchange_balance_syncs_latest_idx').on(t.userId, t.exchange, t.credentialId, t.syncedAt.desc()),
+    // A credential's syncs, set apart when it is deleted (decision 1380).
+    index('exchange_balance_syncs_credential_idx').on(t.credentialId),
+  ],
 );
 
 export const exchangeBalances = pgTable(
@@ -211,6 +215,8 @@ export const exchangeTransfers = pgTable(
   (t) => [
     uniqueIndex('exchange_transfers_venue_id_key').on(t.userId, t.exchange, t.type, t.exchangeTransferId),
     index('exchange_transfers_user_time_idx').on(t.userId, t.exchange, t.transferTimestamp.desc()),
+    // A credential's transfers, set apart when it is deleted (decision 1380).
+    index('exchange_transfers_credential_idx').on(t.credentialId),
     check('exchange_transfers_type_check', oneOf(t.type, TRANSFER_TYPES)),
   ],
 );

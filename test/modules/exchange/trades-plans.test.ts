@@ -1,7 +1,8 @@
 // What a user's trades cost to read by pair (decision 1370): the list of one pair, newest first, reads that
 // pair's trades and no others, however many the user holds in other pairs; a sync's look at where one
 // market of a credential ends reads that market's trades, not the table. Each statement is executed
-// under EXPLAIN ANALYZE and the rows its scans of exchange_trades read are counted.
+// under EXPLAIN ANALYZE and the rows its scans of exchange_trades read are counted. A credential's
+// deletion finds its balance syncs and transfers by index, not by reading every one (decision 1380).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -61,6 +62,61 @@ describe("a user's trades read by pair", () => {
       assert.ok(read <= expected + 10, `read ${read} trades for a page of ${expected}`);
     });
   }
+
+  it("a credential's deletion sets its syncs and transfers apart by index, not by reading them all", async () => {
+    const db = t.database.db;
+    // Another credential's 5,000 syncs and transfers, and this one's 3 of each.
+    const [{ id: other }] = rowsOf<{ id: string }>(
+      await db.execute(sql`
+        INSERT INTO exchange_credentials (user_id, exchange_name, credential_name, api_key_sealed, api_secret_sealed, api_key_masked)
+        VALUES (${userId}, 'binance', 'other', 'sealed', 'sealed', '****') RETURNING id`),
+    ) as [{ id: string }];
+    const [{ id: gone }] = rowsOf<{ id: string }>(
+      await db.execute(sql`
+        INSERT INTO exchange_credentials (user_id, exchange_name, credential_name, api_key_sealed, api_secret_sealed, api_key_masked)
+        VALUES (${userId}, 'binance', 'gone', 'sealed', 'sealed', '****') RETURNING id`),
+    ) as [{ id: string }];
+    await db.execute(sql`
+      INSERT INTO exchange_balance_syncs (user_id, exchange, credential_id, currencies_synced, synced_at)
+      SELECT ${userId}, 'binance', CASE WHEN i <= 3 THEN ${gone}::uuid ELSE ${other}::uuid END, 4,
+        now() - i * interval '1 minute'
+      FROM generate_series(1, 5003) AS i`);
+    await db.execute(sql`
+      INSERT INTO exchange_transfers (user_id, exchange, credential_id, type, exchange_transfer_id, currency, amount,
+        status, transfer_timestamp)
+      SELECT ${userId}, 'binance', CASE WHEN i <= 3 THEN ${gone}::uuid ELSE ${other}::uuid END, 'deposit', 'd-' || i,
+        'USDT', 1, 'ok', now() - i * interval '1 minute'
+      FROM generate_series(1, 5003) AS i`);
+    await db.execute(sql`ANALYZE exchange_balance_syncs, exchange_transfers`);
+
+    // What the foreign keys' ON DELETE SET NULL runs, as its own statement (its plan is not shown in the
+    // DELETE's): it must reach the credential's rows through an index.
+    for (const table of ['exchange_balance_syncs', 'exchange_transfers']) {
+      const [{ 'QUERY PLAN': explained }] = rowsOf<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        await db.execute(
+          sql`EXPLAIN (FORMAT JSON) UPDATE ONLY ${sql.identifier(table)} SET credential_id = NULL WHERE credential_id = ${gone}`,
+        ),
+      ) as [{ 'QUERY PLAN': [{ Plan: PlanNode }] }];
+      const scans: string[] = [];
+      const walk = (node: PlanNode & { 'Index Name'?: string }) => {
+        if (node['Relation Name'] === table && node['Node Type'].endsWith('Scan'))
+          scans.push(`${node['Node Type']} ${node['Index Name'] ?? ''}`.trim());
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(explained[0].Plan);
+      assert.ok(scans.length > 0, table);
+      for (const scan of scans)
+        assert.match(scan, new RegExp(`${table}_credential_idx$`), `${table}: ${scans.join('; ')}`);
+    }
+
+    await db.execute(sql`DELETE FROM exchange_credentials WHERE id = ${gone}`);
+    const [left] = rowsOf<{ syncs: number; transfers: number }>(
+      await db.execute(sql`SELECT
+        (SELECT count(*)::int FROM exchange_balance_syncs WHERE credential_id IS NULL) AS syncs,
+        (SELECT count(*)::int FROM exchange_transfers WHERE credential_id IS NULL) AS transfers`),
+    );
+    assert.deepEqual(left, { syncs: 3, transfers: 3 }, 'kept, set apart from the deleted credential');
+  });
 
   it("where a credential's market ends: its own trades, not every trade", async () => {
     const plans = await plansOf(t, async (db) => {
