@@ -12,6 +12,7 @@ export interface PlanNode {
   'Actual Loops': number;
   'Rows Removed by Filter'?: number;
   'Relation Name'?: string;
+  'Index Name'?: string;
   Plans?: PlanNode[];
 }
 
@@ -29,6 +30,18 @@ export function rowsRead(node: PlanNode, relation: string): number {
       ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
       : 0;
   return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, relation), 0);
+}
+
+/**
+ * The scans of `relation` in the plan, as "<node type> <index name>": a scan on an index can return few
+ * rows while walking all its entries, so a test that a read is bounded names the index it must use.
+ */
+export function scansOf(node: PlanNode, relation: string): string[] {
+  const own =
+    node['Relation Name'] === relation && node['Node Type'].endsWith('Scan')
+      ? [`${node['Node Type']} ${node['Index Name'] ?? ''}`.trim()]
+      : [];
+  return [...own, ...(node.Plans ?? []).flatMap((child) => scansOf(child, relation))];
 }
 
 /** The executed plan of one statement. */

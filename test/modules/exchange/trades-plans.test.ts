@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../../src/platform/db/database.ts';
 import { createTradesRepository } from '../../../src/modules/exchange/trades.repository.ts';
-import { type PlanNode, plansOf, rowsRead } from '../../helpers/plans.ts';
+import { type PlanNode, plansOf, rowsRead, scansOf } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 /** The user's trades in each common pair, and in the rare one. */
@@ -28,11 +28,7 @@ describe("a user's trades read by pair", () => {
         sql`INSERT INTO users (email, password_hash) VALUES ('pairs@example.com', 'unusable') RETURNING id`,
       ),
     ) as [{ id: string }];
-    [{ id: credentialId }] = rowsOf<{ id: string }>(
-      await t.database.db.execute(sql`
-        INSERT INTO exchange_credentials (user_id, exchange_name, credential_name, api_key_sealed, api_secret_sealed, api_key_masked)
-        VALUES (${userId}, 'binance', 'main', 'sealed', 'sealed', '****') RETURNING id`),
-    ) as [{ id: string }];
+    credentialId = await credential('main');
     await t.database.db.execute(sql`
       INSERT INTO exchange_trades (user_id, credential_id, exchange, exchange_trade_id, symbol, side, price, amount,
         total, fee, trade_timestamp)
@@ -43,6 +39,16 @@ describe("a user's trades read by pair", () => {
     await t.database.db.execute(sql`ANALYZE exchange_trades`);
   });
   after(() => t.close());
+
+  /** A credential of the user, stored as a bulk import writes it (its sealed fields are never read here). */
+  async function credential(name: string): Promise<string> {
+    const [row] = rowsOf<{ id: string }>(
+      await t.database.db.execute(sql`
+        INSERT INTO exchange_credentials (user_id, exchange_name, credential_name, api_key_sealed, api_secret_sealed, api_key_masked)
+        VALUES (${userId}, 'binance', ${name}, 'sealed', 'sealed', '****') RETURNING id`),
+    );
+    return row!.id;
+  }
 
   for (const [name, symbol, expected] of [
     ['a rare pair', 'DOGEUSDT', RARE],
@@ -66,16 +72,8 @@ describe("a user's trades read by pair", () => {
   it("a credential's deletion sets its syncs and transfers apart by index, not by reading them all", async () => {
     const db = t.database.db;
     // Another credential's 5,000 syncs and transfers, and this one's 3 of each.
-    const [{ id: other }] = rowsOf<{ id: string }>(
-      await db.execute(sql`
-        INSERT INTO exchange_credentials (user_id, exchange_name, credential_name, api_key_sealed, api_secret_sealed, api_key_masked)
-        VALUES (${userId}, 'binance', 'other', 'sealed', 'sealed', '****') RETURNING id`),
-    ) as [{ id: string }];
-    const [{ id: gone }] = rowsOf<{ id: string }>(
-      await db.execute(sql`
-        INSERT INTO exchange_credentials (user_id, exchange_name, credential_name, api_key_sealed, api_secret_sealed, api_key_masked)
-        VALUES (${userId}, 'binance', 'gone', 'sealed', 'sealed', '****') RETURNING id`),
-    ) as [{ id: string }];
+    const other = await credential('other');
+    const gone = await credential('gone');
     await db.execute(sql`
       INSERT INTO exchange_balance_syncs (user_id, exchange, credential_id, currencies_synced, synced_at)
       SELECT ${userId}, 'binance', CASE WHEN i <= 3 THEN ${gone}::uuid ELSE ${other}::uuid END, 4,
@@ -97,13 +95,7 @@ describe("a user's trades read by pair", () => {
           sql`EXPLAIN (FORMAT JSON) UPDATE ONLY ${sql.identifier(table)} SET credential_id = NULL WHERE credential_id = ${gone}`,
         ),
       ) as [{ 'QUERY PLAN': [{ Plan: PlanNode }] }];
-      const scans: string[] = [];
-      const walk = (node: PlanNode & { 'Index Name'?: string }) => {
-        if (node['Relation Name'] === table && node['Node Type'].endsWith('Scan'))
-          scans.push(`${node['Node Type']} ${node['Index Name'] ?? ''}`.trim());
-        for (const child of node.Plans ?? []) walk(child);
-      };
-      walk(explained[0].Plan);
+      const scans = scansOf(explained[0].Plan, table);
       assert.ok(scans.length > 0, table);
       for (const scan of scans)
         assert.match(scan, new RegExp(`${table}_credential_idx$`), `${table}: ${scans.join('; ')}`);
@@ -123,13 +115,7 @@ describe("a user's trades read by pair", () => {
       const newest = await createTradesRepository(db).newest(credentialId, 'DOGE/USDT');
       assert.equal(newest.idsAtNewest.length, 1);
     });
-    // A scan on another index can return few rows while walking all its entries: the index is named.
-    const scans: string[] = [];
-    const walk = (node: PlanNode & { 'Index Name'?: string }) => {
-      if (node['Relation Name'] === 'exchange_trades') scans.push(`${node['Node Type']} ${node['Index Name'] ?? ''}`);
-      for (const child of node.Plans ?? []) walk(child);
-    };
-    for (const plan of plans) walk(plan);
+    const scans = plans.flatMap((plan) => scansOf(plan, 'exchange_trades'));
     assert.ok(scans.length > 0);
     for (const scan of scans) assert.match(scan, /exchange_trades_credential_market_idx$/, scans.join('; '));
     const read = plans.reduce((sum, p) => sum + rowsRead(p, 'exchange_trades'), 0);
