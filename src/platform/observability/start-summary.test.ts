@@ -47,6 +47,24 @@ describe('the start line', () => {
     assert.doesNotMatch(line, /s3cret|app:/);
   });
 
+  it("names where PostgreSQL's URL connects: its host parameter, a socket's directory or a host", () => {
+    const databaseOf = (url: string) => {
+      const config = loadConfig({ ...KEYS, DATA_DIR: dataDir(), DATABASE_URL: url });
+      const line = startSummary(config, 'http://127.0.0.1:8000', resolveSecrets(config).sources);
+      assert.doesNotMatch(line, /s3cret/);
+      return line.match(/; database PostgreSQL (.*?); cache/)?.[1];
+    };
+    assert.equal(
+      databaseOf('postgres://app:db-s3cret@localhost/trading?host=/var/run/postgresql'),
+      '/var/run/postgresql/.s.PGSQL.5432 (trading)',
+    );
+    assert.equal(databaseOf('postgres:///trading?host=/tmp/&port=5433&user=app'), '/tmp/.s.PGSQL.5433 (trading)');
+    assert.equal(
+      databaseOf('postgres://app@db.internal/trading?host=replica.internal'),
+      'replica.internal:5432/trading',
+    );
+  });
+
   it('warns when instances share a database but their keys come from the data directory', () => {
     const shared = { DATA_DIR: dataDir(), DATABASE_URL: 'postgres://127.0.0.1/test' };
     const [warning, ...rest] = startWarnings(loadConfig(shared));

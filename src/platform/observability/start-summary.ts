@@ -3,13 +3,22 @@
 import path from 'node:path';
 import type { Config } from '../../config/config.ts';
 import type { GeneratedSecret, SecretSource } from '../crypto/data-dir-secrets.ts';
+import { postgresAddress, viaSocket } from '../db/postgres-address.ts';
 
-/** host:port/database of a URL, without user or password. */
-function serverOf(url: string, withDatabase: boolean): string {
+/**
+ * host:port/database of PostgreSQL's URL, or the socket's path and (database): without user or password.
+ */
+function databaseOf(url: string): string {
   const parsed = new URL(url);
-  const database = withDatabase ? parsed.pathname.replace(/^\//, '') : '';
-  const port = parsed.port || (parsed.protocol.startsWith('redis') ? '6379' : '5432');
-  return `${parsed.hostname}:${port}${database ? `/${database}` : ''}`;
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  if (!database) return postgresAddress(parsed);
+  return viaSocket(parsed) ? `${postgresAddress(parsed)} (${database})` : `${postgresAddress(parsed)}/${database}`;
+}
+
+/** host:port of Redis's URL, without user or password. */
+function cacheOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '6379'}`;
 }
 
 function shown(dir: string): string {
@@ -23,9 +32,9 @@ export function startSummary(
   secretSources: Readonly<Record<GeneratedSecret, SecretSource>>,
 ): string {
   const database = config.databaseUrl
-    ? `PostgreSQL ${serverOf(config.databaseUrl, true)}`
+    ? `PostgreSQL ${databaseOf(config.databaseUrl)}`
     : `PGlite ${shown(path.join(config.dataDir, 'pglite'))}`;
-  const cache = config.redisUrl ? `Redis ${serverOf(config.redisUrl, false)}` : 'in-process';
+  const cache = config.redisUrl ? `Redis ${cacheOf(config.redisUrl)}` : 'in-process';
   const scheduler =
     config.jobs.scheduler === 'internal' ? 'internal' : 'off (jobs run when POST /api/scheduled/<job> is called)';
   const market =
