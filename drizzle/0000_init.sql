@@ -941,8 +941,9 @@ CREATE INDEX "agent_activity_events_agent_idx" ON "agent_activity_events" USING 
 CREATE INDEX "command_center_task_blockers_blocker_idx" ON "command_center_task_blockers" USING btree ("blocker_id");--> statement-breakpoint
 CREATE INDEX "command_center_task_comments_task_idx" ON "command_center_task_comments" USING btree ("task_id","created_at");--> statement-breakpoint
 CREATE INDEX "command_center_tasks_created_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "command_center_tasks_status_idx" ON "command_center_tasks" USING btree ("status");--> statement-breakpoint
-CREATE INDEX "command_center_tasks_assignee_idx" ON "command_center_tasks" USING btree ("assignee");--> statement-breakpoint
+CREATE INDEX "command_center_tasks_status_idx" ON "command_center_tasks" USING btree ("status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "command_center_tasks_priority_idx" ON "command_center_tasks" USING btree ("priority","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "command_center_tasks_assignee_idx" ON "command_center_tasks" USING btree ("assignee","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "command_center_tasks_parent_idx" ON "command_center_tasks" USING btree ("parent_task_id");--> statement-breakpoint
 CREATE INDEX "command_center_tasks_source_idx" ON "command_center_tasks" USING btree ("source_type","source_id");--> statement-breakpoint
 CREATE INDEX "market_intel_events_detected_idx" ON "market_intel_events" USING btree ("detected_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint

@@ -1,6 +1,7 @@
 // What a repository's statements read: each statement it runs is captured (a Drizzle logger on the
 // test app's own client), then run again under EXPLAIN ANALYZE, and the rows its scans of one table
 // read are counted. A cost that grows with the table shows as rows read, whatever the machine's speed.
+import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import type { Db } from '../../src/platform/db/database.ts';
@@ -104,4 +105,64 @@ export async function statementPlansOf(
     plans.push({ query, plan: await executedPlan(client, query, params) });
   }
   return plans;
+}
+
+/** A statement's value as an SQL literal, for EXECUTE: the lists' values are texts and numbers. */
+const literal = (value: unknown): string =>
+  value === null ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
+
+/**
+ * The rows of `relation` that the statements of `work` read under their generic plan, the one plan made
+ * for any value (the app's connections run `plan_cache_mode = force_generic_plan`, decision 401): each is
+ * prepared and run again under EXPLAIN ANALYZE (an EXPLAIN of the statement itself would be planned for
+ * its values).
+ */
+export async function rowsReadUnderGenericPlans(
+  t: TestApp,
+  relation: string,
+  work: (db: Db) => Promise<unknown>,
+): Promise<number> {
+  const client = planClient(t);
+  const { db, statements } = recordingDb(t);
+  await work(db);
+  // One connection for PREPARE and EXECUTE: the pool's own on PostgreSQL, PGlite's only one.
+  const pool = client as unknown as { connect?: () => Promise<PlanClient & { release(): void }> };
+  const conn = t.database.kind === 'postgres' && pool.connect ? await pool.connect() : undefined;
+  const on: PlanClient = conn ?? client;
+  let read = 0;
+  try {
+    await on.query('SET plan_cache_mode = force_generic_plan');
+    for (const { query, params } of statements) {
+      await on.query(`PREPARE generic_plan AS ${query}`);
+      try {
+        // EXECUTE takes its values as literals (a utility statement has no bound parameters).
+        const args = params.map(literal).join(', ');
+        const { rows } = await on.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE generic_plan${args ? `(${args})` : ''}`,
+        );
+        read += rowsRead(rows[0]!['QUERY PLAN'][0].Plan, relation);
+      } finally {
+        await on.query('DEALLOCATE generic_plan');
+      }
+    }
+  } finally {
+    conn?.release();
+  }
+  return read;
+}
+
+/**
+ * ANALYZEs `table` with a sample of 300 rows (a statistics target of 1) until `missed` says the sample
+ * missed the rare value a test needs missed (at most 50 tries); answers whether it did. Whoever calls it
+ * ANALYZEs the table again at its end.
+ */
+export async function analyzeUntil(t: TestApp, table: string, missed: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    await t.database.db.transaction(async (tx) => {
+      await tx.execute(sql`SET LOCAL default_statistics_target = 1`);
+      await tx.execute(sql.raw(`ANALYZE ${table}`));
+    });
+    if (await missed()) return true;
+  }
+  return false;
 }

@@ -45,8 +45,10 @@ export const commandCenterTasks = pgTable(
   },
   (t) => [
     index('command_center_tasks_created_idx').on(t.createdAt.desc(), t.id.desc()),
-    index('command_center_tasks_status_idx').on(t.status),
-    index('command_center_tasks_assignee_idx').on(t.assignee),
+    // A filter's tasks in the board's date order, so that a page of a rare value reads its own tasks (decision 1400).
+    index('command_center_tasks_status_idx').on(t.status, t.createdAt.desc(), t.id.desc()),
+    index('command_center_tasks_priority_idx').on(t.priority, t.createdAt.desc(), t.id.desc()),
+    index('command_center_tasks_assignee_idx').on(t.assignee, t.createdAt.desc(), t.id.desc()),
     index('command_center_tasks_parent_idx').on(t.parentTaskId),
     index('command_center_tasks_source_idx').on(t.sourceType, t.sourceId),
   ],

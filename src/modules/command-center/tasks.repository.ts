@@ -8,7 +8,16 @@ import {
   commandCenterTaskDayCounts,
   commandCenterTasks,
 } from './command-center.tables.ts';
-import { CLOSED_STATUSES } from './tasks.schemas.ts';
+import {
+  CLOSED_STATUSES,
+  SOURCE_TYPES,
+  type SourceType,
+  TASK_PRIORITIES,
+  TASK_STATUSES,
+  type TaskPriority,
+  type TaskStatus,
+} from './tasks.schemas.ts';
+import { literalOf } from '../../platform/db/closed-set.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
 import {
@@ -25,10 +34,10 @@ export type TaskPatch = Partial<Omit<NewTask, 'id' | 'createdAt' | 'createdBy'>>
 export type CommentRow = typeof commandCenterTaskComments.$inferSelect;
 
 interface TaskFilters {
-  status?: string;
+  status?: TaskStatus;
   assignee?: string;
-  priority?: string;
-  sourceType?: string;
+  priority?: TaskPriority;
+  sourceType?: SourceType;
   limit: number;
   offset: number;
 }
@@ -191,15 +200,21 @@ export function createTasksRepository(db: DbExecutor) {
     /**
      * A page of the board, newest first, with each task's blockers and number of comments, and how many
      * tasks match (from the counts the database keeps, docs/decisions/124): one statement. Only the
-     * unfiltered board is a prepared statement: a filter's best plan depends on its value (a rare status
-     * is found by its index, a common one in the date order; decision 192).
+     * unfiltered board is a prepared statement. A status, priority or source is written into the page's
+     * text, so that the page is planned for it: under the one plan for any value, a rare status (the
+     * tasks in progress among thousands done) walked the date order through every task (decision 1400).
+     * An assignee is any text, so it stays bound, and its page is planned for its values in a transaction
+     * of its own (as a filtered search is, decision 401): the one plan walked the date order for it too.
      */
     async list(filters: TaskFilters): Promise<{ entries: ListedTask[]; total: number }> {
       const conditions: SQL[] = [];
-      if (filters.status) conditions.push(eq(commandCenterTasks.status, filters.status));
+      if (filters.status)
+        conditions.push(sql`${commandCenterTasks.status} = ${literalOf(filters.status, TASK_STATUSES)}`);
       if (filters.assignee) conditions.push(eq(commandCenterTasks.assignee, filters.assignee));
-      if (filters.priority) conditions.push(eq(commandCenterTasks.priority, filters.priority));
-      if (filters.sourceType) conditions.push(eq(commandCenterTasks.sourceType, filters.sourceType));
+      if (filters.priority)
+        conditions.push(sql`${commandCenterTasks.priority} = ${literalOf(filters.priority, TASK_PRIORITIES)}`);
+      if (filters.sourceType)
+        conditions.push(sql`${commandCenterTasks.sourceType} = ${literalOf(filters.sourceType, SOURCE_TYPES)}`);
       // A deep page of the board, or of one status, starts at its day (decision 195); under the other
       // filters, and near the top, the counts by every filter give the total and the page skips its rows.
       const byDay = !filters.assignee && !filters.priority && !filters.sourceType && filters.offset >= DEEP_OFFSET;
@@ -238,7 +253,14 @@ export function createTasksRepository(db: DbExecutor) {
         FROM total LEFT JOIN page ON true
         ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
       const raw = rowsOf<ListedTaskRaw>(
-        conditions.length > 0 ? await db.execute(statement) : await executePrepared(db, 'tasks_page', statement),
+        conditions.length === 0
+          ? await executePrepared(db, 'tasks_page', statement)
+          : filters.assignee
+            ? await db.transaction(async (tx) => {
+                await tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`);
+                return tx.execute(statement);
+              })
+            : await db.execute(statement),
       );
       const entries: ListedTask[] = [];
       for (const { total: _, blockedBy, commentCount, createdAt, updatedAt, completedAt, ...row } of raw) {

@@ -5,8 +5,10 @@ export const TASK_STATUSES = ['todo', 'in_progress', 'blocked', 'in_review', 'do
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 /** Statuses after which a task no longer counts as open. */
 export const CLOSED_STATUSES: readonly TaskStatus[] = ['done', 'cancelled'];
-const TASK_PRIORITIES = ['critical', 'high', 'medium', 'low'] as const;
-const SOURCE_TYPES = ['human', 'agent', 'system', 'webhook'] as const;
+export const TASK_PRIORITIES = ['critical', 'high', 'medium', 'low'] as const;
+export type TaskPriority = (typeof TASK_PRIORITIES)[number];
+export const SOURCE_TYPES = ['human', 'agent', 'system', 'webhook'] as const;
+export type SourceType = (typeof SOURCE_TYPES)[number];
 const MAX_BLOCKERS = 100;
 
 const Title = Type.String({

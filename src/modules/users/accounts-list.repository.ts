@@ -3,6 +3,7 @@
 // a search takes one of the ways of accounts-search.ts.
 import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
 import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
+import { literalOf } from '../../platform/db/closed-set.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
 import { beforeStart, type KeptCounts, skippedFromStart, totalAndStart } from '../../platform/db/day-walk.ts';
@@ -34,14 +35,8 @@ type FilterValue = <T extends string>(value: T, set: readonly T[]) => SQL | T;
 
 const bound: FilterValue = (value) => value;
 
-/**
- * A value of one of the filter's closed sets as an SQL literal, so that the statement is planned for
- * it (decision 1360). Only the set's own values are written into the text.
- */
-const written: FilterValue = (value, set) => {
-  if (!set.includes(value)) throw new TypeError(`not a listed value: ${value}`);
-  return sql.raw(`'${value}'`);
-};
+/** A value of one of the filter's closed sets as an SQL literal, so that the statement is planned for it (decision 1360). */
+const written: FilterValue = literalOf;
 
 /** The filter's conditions but its search. */
 function filterConditions(filter: UserFilter, value: FilterValue = bound): SQL {

@@ -9,14 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../../src/platform/db/database.ts';
 import { createAccountsRepository } from '../../../src/modules/users/accounts.repository.ts';
-import { planClient, type PlanClient, type PlanNode, recordingDb, rowsRead } from '../../helpers/plans.ts';
+import { analyzeUntil, recordingDb, rowsReadUnderGenericPlans } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const ACCOUNTS = 6_000;
-
-/** A statement's value as an SQL literal: the list's values are texts and numbers. */
-const literal = (value: unknown): string =>
-  value === null ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
 
 describe('admin list: a filter is read by its index for any value', () => {
   let t: TestApp;
@@ -35,40 +31,7 @@ describe('admin list: a filter is read by its index for any value', () => {
   });
   after(() => t.close());
 
-  /**
-   * The rows of users that the statements of `work` read under their generic plan, the one plan made
-   * for any value: each is prepared and run again under EXPLAIN ANALYZE (an EXPLAIN of the statement
-   * itself would be planned for its values).
-   */
-  async function readUnderGenericPlans(work: (db: Db) => Promise<unknown>): Promise<number> {
-    const client = planClient(t);
-    const { db, statements } = recordingDb(t);
-    await work(db);
-    // One connection for PREPARE and EXECUTE: the pool's own on PostgreSQL, PGlite's only one.
-    const pool = client as unknown as { connect?: () => Promise<PlanClient & { release(): void }> };
-    const conn = t.database.kind === 'postgres' && pool.connect ? await pool.connect() : undefined;
-    const on: PlanClient = conn ?? client;
-    let read = 0;
-    try {
-      await on.query('SET plan_cache_mode = force_generic_plan');
-      for (const { query, params } of statements) {
-        await on.query(`PREPARE generic_plan AS ${query}`);
-        try {
-          // EXECUTE takes its values as literals (a utility statement has no bound parameters).
-          const args = params.map(literal).join(', ');
-          const { rows } = await on.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-            `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE generic_plan${args ? `(${args})` : ''}`,
-          );
-          read += rowsRead(rows[0]!['QUERY PLAN'][0].Plan, 'users');
-        } finally {
-          await on.query('DEALLOCATE generic_plan');
-        }
-      }
-    } finally {
-      conn?.release();
-    }
-    return read;
-  }
+  const readUnderGenericPlans = (work: (db: Db) => Promise<unknown>) => rowsReadUnderGenericPlans(t, 'users', work);
 
   for (const [name, filter, expected] of [
     ['a rare role', { role: 'admin' as const }, 3],
@@ -90,17 +53,12 @@ describe('admin list: a filter is read by its index for any value', () => {
     // each page walked every account: decision 1360).
     const db = t.database.db;
     try {
-      let unseen = false;
-      for (let i = 0; i < 50 && !unseen; i++) {
-        await db.transaction(async (tx) => {
-          await tx.execute(sql`SET LOCAL default_statistics_target = 1`);
-          await tx.execute(sql`ANALYZE users`);
-        });
+      const unseen = await analyzeUntil(t, 'users', async () => {
         const [stats] = await t.database.rows<{ n_distinct: number }>(
           sql`SELECT n_distinct FROM pg_stats WHERE tablename = 'users' AND attname = 'role'`,
         );
-        unseen = Number(stats?.n_distinct) === 1;
-      }
+        return Number(stats?.n_distinct) === 1;
+      });
       assert.ok(unseen, 'a sample without the admins');
       const read = await readUnderGenericPlans(async (on) => {
         const page = await createAccountsRepository(on).list({ role: 'admin' }, 0, 50);
