@@ -1006,7 +1006,8 @@ CREATE INDEX "tracker_issue_labels_label_idx" ON "tracker_issue_labels" USING bt
 CREATE UNIQUE INDEX "tracker_issues_identifier_key" ON "tracker_issues" USING btree ("identifier");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_issues_team_number_key" ON "tracker_issues" USING btree ("team_id","number");--> statement-breakpoint
 CREATE INDEX "tracker_issues_updated_idx" ON "tracker_issues" USING btree ("updated_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "tracker_issues_assignee_idx" ON "tracker_issues" USING btree ("assignee_id");--> statement-breakpoint
+CREATE INDEX "tracker_issues_state_idx" ON "tracker_issues" USING btree ("state_id","updated_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "tracker_issues_assignee_idx" ON "tracker_issues" USING btree ("assignee_id","updated_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "tracker_issues_agent_idx" ON "tracker_issues" USING btree ("agent_id","title");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_labels_name_key" ON "tracker_labels" USING btree (lower("name"));--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_teams_key_key" ON "tracker_teams" USING btree ("key");--> statement-breakpoint

@@ -17,7 +17,7 @@ import {
   type TaskPriority,
   type TaskStatus,
 } from './tasks.schemas.ts';
-import { literalOf } from '../../platform/db/closed-set.ts';
+import { literalOf } from '../../platform/db/literals.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
 import {

@@ -5,6 +5,7 @@ import { ADVISORY_LOCK } from '../../platform/db/advisory-locks.ts';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { IssueFields, IssueQuery, TrackerIssue } from './adapters/tracker-backend.ts';
+import { uuidLiteral } from '../../platform/db/literals.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { isIdentifier, priorityLabel } from './tracker.domain.ts';
 import {
@@ -190,17 +191,32 @@ export function createTrackerRepository(db: DbExecutor) {
       executor: DbExecutor = db,
     ): Promise<{ issues: TrackerIssue[]; hasMore: boolean }> {
       const conditions: SQL[] = [];
-      const stateConditions: SQL[] = [];
-      if (query.stateTypes.length > 0) stateConditions.push(inArray(trackerWorkflowStates.type, query.stateTypes));
-      if (query.stateNames.length > 0) {
-        stateConditions.push(
-          inArray(
-            sql`lower(${trackerWorkflowStates.name})`,
-            query.stateNames.map((n) => n.toLowerCase()),
-          ),
+      if (query.stateTypes.length > 0 || query.stateNames.length > 0) {
+        // The states asked for are read first, and their ids written into the issues' statement, so that it
+        // is planned for them: through the states' join, the one plan for any value walked every issue to
+        // find the few started among thousands completed (decision 1410).
+        const states = await executor
+          .select({ id: trackerWorkflowStates.id })
+          .from(trackerWorkflowStates)
+          .where(
+            or(
+              query.stateTypes.length > 0 ? inArray(trackerWorkflowStates.type, query.stateTypes) : undefined,
+              query.stateNames.length > 0
+                ? inArray(
+                    sql`lower(${trackerWorkflowStates.name})`,
+                    query.stateNames.map((n) => n.toLowerCase()),
+                  )
+                : undefined,
+            ),
+          );
+        if (states.length === 0) return { issues: [], hasMore: false };
+        conditions.push(
+          sql`${trackerIssues.stateId} IN (${sql.join(
+            states.map((state) => uuidLiteral(state.id)),
+            sql`, `,
+          )})`,
         );
       }
-      if (stateConditions.length > 0) conditions.push(or(...stateConditions)!);
       if (query.assigneeId !== undefined) {
         // A reference that cannot be one of our users matches nothing (and must not reach a uuid cast).
         conditions.push(isUuid(query.assigneeId) ? eq(trackerIssues.assigneeId, query.assigneeId) : sql`false`);
@@ -209,7 +225,16 @@ export function createTrackerRepository(db: DbExecutor) {
         conditions.push(sql`EXISTS (SELECT 1 FROM ${trackerIssueLabels} il JOIN ${trackerLabels} l ON l.id = il.label_id
           WHERE il.issue_id = ${trackerIssues.id} AND lower(l.name) = ${query.label.toLowerCase()})`);
       }
-      const rows = await loadIssues(conditions.length > 0 ? and(...conditions) : undefined, query.limit + 1, executor);
+      const where = conditions.length > 0 ? and(...conditions) : undefined;
+      // An assignee's page is planned for its value: one plan for any person walked every issue for one
+      // with a few (decision 1410).
+      const rows =
+        query.assigneeId !== undefined && isUuid(query.assigneeId)
+          ? await executor.transaction(async (tx) => {
+              await tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`);
+              return loadIssues(where, query.limit + 1, tx);
+            })
+          : await loadIssues(where, query.limit + 1, executor);
       return { issues: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
     },
   };

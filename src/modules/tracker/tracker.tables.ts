@@ -95,7 +95,9 @@ export const trackerIssues = pgTable(
     uniqueIndex('tracker_issues_identifier_key').on(t.identifier),
     uniqueIndex('tracker_issues_team_number_key').on(t.teamId, t.number),
     index('tracker_issues_updated_idx').on(t.updatedAt.desc(), t.id.desc()),
-    index('tracker_issues_assignee_idx').on(t.assigneeId),
+    // A state's or a person's issues in the list's order (decision 1410).
+    index('tracker_issues_state_idx').on(t.stateId, t.updatedAt.desc(), t.id.desc()),
+    index('tracker_issues_assignee_idx').on(t.assigneeId, t.updatedAt.desc(), t.id.desc()),
     index('tracker_issues_agent_idx').on(t.agentId, t.title),
   ],
 );

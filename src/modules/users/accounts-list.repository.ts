@@ -3,7 +3,7 @@
 // a search takes one of the ways of accounts-search.ts.
 import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
 import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
-import { literalOf } from '../../platform/db/closed-set.ts';
+import { literalOf } from '../../platform/db/literals.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
 import { beforeStart, type KeptCounts, skippedFromStart, totalAndStart } from '../../platform/db/day-walk.ts';
