@@ -973,6 +973,7 @@ CREATE UNIQUE INDEX "orders_client_order_id_key" ON "orders" USING btree ("excha
 CREATE UNIQUE INDEX "orders_idempotency_key" ON "orders" USING btree ("user_id","idempotency_key") WHERE "orders"."idempotency_key" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "orders_user_created_idx" ON "orders" USING btree ("user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "orders_not_final_idx" ON "orders" USING btree ("mode","checked_at") WHERE "orders"."not_final";--> statement-breakpoint
+CREATE INDEX "orders_user_not_final_idx" ON "orders" USING btree ("user_id","created_at") WHERE "orders"."not_final";--> statement-breakpoint
 CREATE INDEX "paper_fills_order_idx" ON "paper_fills" USING btree ("order_id","seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "paper_orders_client_order_idx" ON "paper_orders" USING btree ("user_id","client_order_id");--> statement-breakpoint
 CREATE INDEX "paper_orders_resting_idx" ON "paper_orders" USING btree ("venue_symbol") WHERE "paper_orders"."status" IN ('open', 'partially_filled');--> statement-breakpoint

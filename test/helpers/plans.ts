@@ -122,33 +122,36 @@ export async function rowsReadUnderGenericPlans(
   relation: string,
   work: (db: Db) => Promise<unknown>,
 ): Promise<number> {
-  const client = planClient(t);
   const { db, statements } = recordingDb(t);
   await work(db);
+  let read = 0;
+  for (const { query, params } of statements) read += rowsRead(await genericPlan(t, query, params), relation);
+  return read;
+}
+
+/** The executed plan of one statement under its generic plan, prepared and run on one connection. */
+export async function genericPlan(t: TestApp, query: string, params: unknown[] = []): Promise<PlanNode> {
+  const client = planClient(t);
   // One connection for PREPARE and EXECUTE: the pool's own on PostgreSQL, PGlite's only one.
   const pool = client as unknown as { connect?: () => Promise<PlanClient & { release(): void }> };
   const conn = t.database.kind === 'postgres' && pool.connect ? await pool.connect() : undefined;
   const on: PlanClient = conn ?? client;
-  let read = 0;
   try {
     await on.query('SET plan_cache_mode = force_generic_plan');
-    for (const { query, params } of statements) {
-      await on.query(`PREPARE generic_plan AS ${query}`);
-      try {
-        // EXECUTE takes its values as literals (a utility statement has no bound parameters).
-        const args = params.map(literal).join(', ');
-        const { rows } = await on.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE generic_plan${args ? `(${args})` : ''}`,
-        );
-        read += rowsRead(rows[0]!['QUERY PLAN'][0].Plan, relation);
-      } finally {
-        await on.query('DEALLOCATE generic_plan');
-      }
+    await on.query(`PREPARE generic_plan AS ${query}`);
+    try {
+      // EXECUTE takes its values as literals (a utility statement has no bound parameters).
+      const args = params.map(literal).join(', ');
+      const { rows } = await on.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE generic_plan${args ? `(${args})` : ''}`,
+      );
+      return rows[0]!['QUERY PLAN'][0].Plan;
+    } finally {
+      await on.query('DEALLOCATE generic_plan');
     }
   } finally {
     conn?.release();
   }
-  return read;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The orders' reads: one order (by id, idempotency key or client order id), a user's list, the orders
 // not final (cancel-all, a halt, the reconcile pass, which marks those it takes), a user's order counts and
 // day's fills.
-import { and, asc, count, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { rowOffset } from '../../platform/db/database.ts';
@@ -19,6 +19,12 @@ export interface OrderFilter {
   strategyId?: string;
 }
 
+/**
+ * Orders not final, written as the partial indexes' own predicate: bound as `not_final = $n`, the one plan
+ * for any value could use neither index and read every order ever placed (decision 1420).
+ */
+const NOT_FINAL = sql`${orders.notFinal}`;
+
 function where(filter: OrderFilter): SQL {
   const conditions: SQL[] = [eq(orders.userId, filter.userId)];
   if (filter.mode) conditions.push(eq(orders.mode, filter.mode));
@@ -34,12 +40,14 @@ function where(filter: OrderFilter): SQL {
 /**
  * The user's open orders and orders placed since `$2`, read on every order as a join of the trading gate's
  * statement (decision 501: one statement where there were two, on two of the pool's connections), its text
- * built once (decision 380). The user's index serves it as it served the counts' own statement (271).
+ * built once (decision 380). Each is counted apart, through its own index: the open ones through the user's
+ * orders not final, the recent ones through the user's orders by date. Counted in one scan of
+ * `not_final OR created_at >= $2`, the planner read every open order of the platform (decision 1420).
  */
-const COUNTS_JOIN = `LEFT JOIN LATERAL (SELECT count(*) FILTER (WHERE oc.not_final)::int AS open,
-      count(*) FILTER (WHERE oc.created_at >= $2::timestamptz)::int AS recent
-    FROM "orders" AS oc
-    WHERE oc.user_id = u.user_id AND (oc.not_final OR oc.created_at >= $2::timestamptz)) AS order_counts ON true`;
+const COUNTS_JOIN = `LEFT JOIN LATERAL (SELECT
+      (SELECT count(*) FROM "orders" AS oc WHERE oc.user_id = u.user_id AND oc.not_final)::int AS open,
+      (SELECT count(*) FROM "orders" AS oc
+        WHERE oc.user_id = u.user_id AND oc.created_at >= $2::timestamptz)::int AS recent) AS order_counts ON true`;
 /** With them, whether a daily loss check of the user is owed (decision 1030): one primary-key probe. */
 const COUNTS_COLUMNS = `order_counts.open AS orders_open, order_counts.recent AS orders_recent,
   EXISTS (SELECT 1 FROM "daily_loss_checks_owed" AS dl WHERE dl.user_id = u.user_id) AS daily_loss_owed`;
@@ -103,7 +111,7 @@ export function createOrderQueries(db: DbExecutor) {
       return db
         .select()
         .from(orders)
-        .where(and(where(filter), eq(orders.notFinal, true)))
+        .where(and(where(filter), NOT_FINAL))
         .orderBy(asc(orders.createdAt));
     },
 
@@ -123,7 +131,7 @@ export function createOrderQueries(db: DbExecutor) {
         .from(orders)
         .where(
           and(
-            eq(orders.notFinal, true),
+            NOT_FINAL,
             eq(orders.mode, mode),
             or(sql`${orders.status} <> 'pending'`, lt(orders.createdAt, pendingBefore)),
           ),
@@ -131,14 +139,20 @@ export function createOrderQueries(db: DbExecutor) {
         .orderBy(sql`${open} DESC`, sql`${orders.checkedAt} ASC NULLS FIRST`, asc(orders.createdAt))
         .limit(limit)
         .for('update', { skipLocked: true });
-      const rows = await db.update(orders).set({ checkedAt: now }).where(inArray(orders.id, due)).returning();
+      // The ids as an array: taken by the primary key one by one. As `id IN (…)`, the one plan for any limit
+      // expected many and read every order placed to join them (decision 1420).
+      const rows = await db
+        .update(orders)
+        .set({ checkedAt: now })
+        .where(sql`${orders.id} = ANY(ARRAY(${due}))`)
+        .returning();
       const openFirst = (row: OrderRow) => (row.status === 'pending' || row.status === 'unknown' ? 0 : 1);
       return rows.sort((a, b) => openFirst(a) - openFirst(b) || a.createdAt.getTime() - b.createdAt.getTime());
     },
 
     /** Every order not final of every user (a platform halt cancels them all). */
     async notFinalAll(): Promise<OrderRow[]> {
-      return db.select().from(orders).where(eq(orders.notFinal, true)).orderBy(asc(orders.createdAt));
+      return db.select().from(orders).where(NOT_FINAL).orderBy(asc(orders.createdAt));
     },
 
     /** The user's fills since `since` in one mode, oldest first, with their order's market and side. */

@@ -73,6 +73,9 @@ export const orders = pgTable(
     uniqueIndex('orders_idempotency_key').on(t.userId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
     index('orders_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
     index('orders_not_final_idx').on(t.mode, t.checkedAt).where(sql`${t.notFinal}`),
+    // A user's orders not final: the gate counts them on every order, cancel-all and a halt list them. Without
+    // it both read every open order of the platform (decision 1420).
+    index('orders_user_not_final_idx').on(t.userId, t.createdAt).where(sql`${t.notFinal}`),
     check('orders_status_check', oneOf(t.status, ORDER_STATUSES)),
     check('orders_side_check', oneOf(t.side, ORDER_SIDES)),
     check('orders_type_check', oneOf(t.type, ORDER_TYPES)),
