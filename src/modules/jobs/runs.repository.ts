@@ -8,6 +8,12 @@ import type { JobName, RunTrigger, RunUnits } from './jobs.domain.ts';
 import { scheduledJobClaims, scheduledJobRuns } from './jobs.tables.ts';
 import { descending } from '../../platform/db/order.ts';
 
+/**
+ * A run in progress, written as the partial index's own predicate: bound as `status = $n`, the one plan for
+ * any value could not use that index and read the jobs' whole history (decision 1420).
+ */
+const RUNNING = sql`${scheduledJobRuns.status} = 'running'`;
+
 export type RunRow = typeof scheduledJobRuns.$inferSelect;
 
 /** PostgreSQL's unique_violation, whichever driver (and drizzle's wrapper) raised it. */
@@ -130,7 +136,7 @@ export function createRunsRepository(db: Db) {
           finishedAt: at,
         })
         // A run a shutdown recorded as interrupted stays so.
-        .where(and(eq(scheduledJobRuns.id, id), eq(scheduledJobRuns.status, 'running')));
+        .where(and(eq(scheduledJobRuns.id, id), RUNNING));
     },
 
     /**
@@ -142,7 +148,7 @@ export function createRunsRepository(db: Db) {
       const rows = await db
         .update(scheduledJobRuns)
         .set({ status: 'failed', error, finishedAt: at })
-        .where(and(eq(scheduledJobRuns.job, job), eq(scheduledJobRuns.status, 'running')))
+        .where(and(eq(scheduledJobRuns.job, job), RUNNING))
         .returning({ id: scheduledJobRuns.id });
       return rows.map((row) => row.id);
     },
@@ -153,7 +159,7 @@ export function createRunsRepository(db: Db) {
       const rows = await db
         .selectDistinct({ job: scheduledJobRuns.job })
         .from(scheduledJobRuns)
-        .where(and(eq(scheduledJobRuns.status, 'running'), inArray(scheduledJobRuns.job, [...jobs])));
+        .where(and(RUNNING, inArray(scheduledJobRuns.job, [...jobs])));
       return rows.map((row) => row.job);
     },
 

@@ -7,7 +7,14 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { JOB_NAMES } from '../../../src/declarations.ts';
 import { createRunsRepository, type RunRow } from '../../../src/modules/jobs/runs.repository.ts';
-import { executedPlan, planClient, plansOf, rowsRead, type PlanClient } from '../../helpers/plans.ts';
+import {
+  executedPlan,
+  planClient,
+  plansOf,
+  rowsRead,
+  rowsReadUnderGenericPlans,
+  type PlanClient,
+} from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const ROWS = 60_000;
@@ -82,5 +89,14 @@ describe('scheduled job run history at scale', () => {
   it('the newest run per job read over the whole history counts every run (the positive control)', async () => {
     const plan = await executedPlan(client, REFERENCE("status <> 'skipped'"));
     assert.ok(rowsRead(plan, 'scheduled_job_runs') >= ROWS / 2);
+  });
+
+  it('the lost runs sweep finds the jobs with a run in progress from those runs alone, under the one plan', async () => {
+    let running: string[] = [];
+    const read = await rowsReadUnderGenericPlans(t, 'scheduled_job_runs', async (db) => {
+      running = await createRunsRepository(db).runningJobs(jobs);
+    });
+    assert.deepEqual(running, [jobs[0]]);
+    assert.ok(read <= 10, `read ${read} runs to find the one in progress among ${ROWS}`);
   });
 });
