@@ -273,24 +273,22 @@ export function createRunsRepository(db: Db) {
       // The oldest of the runs past the `keep` newest: it and every older run go.
       const boundary = sql`(SELECT b.started_at, b.id FROM ${runs} b WHERE b.job = ${job}
         ORDER BY b.started_at DESC NULLS LAST, b.id DESC NULLS LAST OFFSET ${keep} LIMIT 1)`;
-      const deleted = await db
-        .delete(runs)
+      const oldest = db
+        .select({ id: runs.id })
+        .from(runs)
         .where(
-          inArray(
-            runs.id,
-            db
-              .select({ id: runs.id })
-              .from(runs)
-              .where(
-                and(
-                  eq(runs.job, job),
-                  or(lt(runs.startedAt, before), sql`(${runs.startedAt}, ${runs.id}) <= ${boundary}`),
-                ),
-              )
-              .orderBy(runs.startedAt, runs.id)
-              .limit(limit),
+          and(
+            eq(runs.job, job),
+            or(lt(runs.startedAt, before), sql`(${runs.startedAt}, ${runs.id}) <= ${boundary}`),
           ),
         )
+        .orderBy(runs.startedAt, runs.id)
+        .limit(limit);
+      // The ids as an array, each deleted by its key: as `id IN (…)`, the one plan for any limit expected
+      // many and read every run of every job to join them (decision 1430).
+      const deleted = await db
+        .delete(runs)
+        .where(sql`${runs.id} = ANY(ARRAY(${oldest}))`)
         .returning({ id: runs.id });
       return deleted.length;
     },

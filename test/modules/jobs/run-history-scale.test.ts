@@ -99,4 +99,21 @@ describe('scheduled job run history at scale', () => {
     assert.deepEqual(running, [jobs[0]]);
     assert.ok(read <= 10, `read ${read} runs to find the one in progress among ${ROWS}`);
   });
+
+  // Last: it deletes runs.
+  it("a run's pruning of its job's history reads that job's runs, not every job's", async () => {
+    const job = jobs[1]!;
+    const [before] = await t.database.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM scheduled_job_runs WHERE job = ${job}`,
+    );
+    const keep = before!.n - 20;
+    let deleted = 0;
+    const read = await rowsReadUnderGenericPlans(t, 'scheduled_job_runs', async (db) => {
+      deleted = await createRunsRepository(db).prune(job, new Date(0), keep, 10);
+    });
+    assert.equal(deleted, 10);
+    // The job's own runs, twice at most: the walk past the `keep` newest to the boundary (decision 852), and
+    // the oldest found among the job's runs. Not every job's: the delete takes its 10 by their key.
+    assert.ok(read <= 2 * before!.n + 100, `read ${read} runs to delete 10 of the job's ${before!.n}, of ${ROWS}`);
+  });
 });
