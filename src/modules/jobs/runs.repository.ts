@@ -277,19 +277,13 @@ export function createRunsRepository(db: Db) {
         .select({ id: runs.id })
         .from(runs)
         .where(
-          and(
-            eq(runs.job, job),
-            or(lt(runs.startedAt, before), sql`(${runs.startedAt}, ${runs.id}) <= ${boundary}`),
-          ),
+          and(eq(runs.job, job), or(lt(runs.startedAt, before), sql`(${runs.startedAt}, ${runs.id}) <= ${boundary}`)),
         )
         .orderBy(runs.startedAt, runs.id)
         .limit(limit);
       // The ids as an array, each deleted by its key: as `id IN (…)`, the one plan for any limit expected
       // many and read every run of every job to join them (decision 1430).
-      const deleted = await db
-        .delete(runs)
-        .where(sql`${runs.id} = ANY(ARRAY(${oldest}))`)
-        .returning({ id: runs.id });
+      const deleted = await db.delete(runs).where(sql`${runs.id} = ANY(ARRAY(${oldest}))`).returning({ id: runs.id });
       return deleted.length;
     },
 
