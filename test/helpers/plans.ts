@@ -169,3 +169,25 @@ export async function analyzeUntil(t: TestApp, table: string, missed: () => Prom
   }
   return false;
 }
+
+/**
+ * The rows of `relation` that `work`'s reads of it take when planned for their values, as they are after
+ * `SET LOCAL plan_cache_mode = force_custom_plan` (a transaction of their own, decision 401): each read is
+ * run again under EXPLAIN ANALYZE with its values. Throws unless every read of `relation` follows the setting.
+ */
+export async function rowsReadPlannedForValues(
+  t: TestApp,
+  relation: string,
+  work: (db: Db) => Promise<unknown>,
+): Promise<number> {
+  const { db, statements } = recordingDb(t);
+  await work(db);
+  const texts = statements.map((s) => s.query.trim());
+  const setting = texts.indexOf('SET LOCAL plan_cache_mode = force_custom_plan');
+  const reads = statements.filter((s) => /^\s*(select|with)\b/i.test(s.query) && s.query.includes(`"${relation}"`));
+  if (reads.length === 0 || setting < 0 || reads.some((s) => statements.indexOf(s) < setting))
+    throw new Error(`a read of ${relation} not planned for its values:\n${texts.join('\n')}`);
+  let read = 0;
+  for (const { query, params } of reads) read += rowsRead(await executedPlan(planClient(t), query, params), relation);
+  return read;
+}

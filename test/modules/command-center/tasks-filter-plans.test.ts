@@ -8,13 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../../src/platform/db/database.ts';
 import { createTasksRepository } from '../../../src/modules/command-center/tasks.repository.ts';
-import {
-  analyzeUntil,
-  recordingDb,
-  rowsRead,
-  rowsReadUnderGenericPlans,
-  statementPlansOf,
-} from '../../helpers/plans.ts';
+import { analyzeUntil, recordingDb, rowsReadPlannedForValues, rowsReadUnderGenericPlans } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const TASKS = 6_000;
@@ -58,20 +52,11 @@ describe('command center: a filter of the task board is read by its index for an
   }
 
   it('a rare assignee: its page is planned for its value, and reads its own tasks', async () => {
-    const { db, statements } = recordingDb(t);
-    const page = await createTasksRepository(db).list({ assignee: 'agent-rare', limit: 50, offset: 0 });
-    assert.equal(page.entries.length, 3);
-    const texts = statements.map((s) => s.query.trim());
-    const custom = texts.indexOf('SET LOCAL plan_cache_mode = force_custom_plan');
-    const read = statements.findIndex((s) => /FROM "command_center_tasks"/.test(s.query));
-    assert.ok(custom >= 0 && read > custom, texts.join('\n'));
-    // Planned for its values, as it runs after the setting: an EXPLAIN of the statement with its values.
-    const [{ plan }] = await statementPlansOf(
-      t,
-      (on) => createTasksRepository(on).list({ assignee: 'agent-rare', limit: 50, offset: 0 }),
-      { readsOnly: true },
-    );
-    assert.ok(rowsRead(plan, 'command_center_tasks') < 100, `read ${rowsRead(plan, 'command_center_tasks')} tasks`);
+    const read = await rowsReadPlannedForValues(t, 'command_center_tasks', async (db) => {
+      const page = await createTasksRepository(db).list({ assignee: 'agent-rare', limit: 50, offset: 0 });
+      assert.equal(page.entries.length, 3);
+    });
+    assert.ok(read < 100, `read ${read} tasks for a page of 3`);
   });
 
   it('a rare status its statistics never saw: its page still reads its own tasks, not the date order', async () => {
