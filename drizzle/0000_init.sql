@@ -972,6 +972,7 @@ CREATE UNIQUE INDEX "order_fills_trade_key" ON "order_fills" USING btree ("order
 CREATE UNIQUE INDEX "orders_client_order_id_key" ON "orders" USING btree ("exchange","client_order_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "orders_idempotency_key" ON "orders" USING btree ("user_id","idempotency_key") WHERE "orders"."idempotency_key" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "orders_user_created_idx" ON "orders" USING btree ("user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "orders_user_status_idx" ON "orders" USING btree ("user_id","status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "orders_not_final_idx" ON "orders" USING btree ("mode","checked_at") WHERE "orders"."not_final";--> statement-breakpoint
 CREATE INDEX "orders_user_not_final_idx" ON "orders" USING btree ("user_id","created_at") WHERE "orders"."not_final";--> statement-breakpoint
 CREATE INDEX "paper_fills_order_idx" ON "paper_fills" USING btree ("order_id","seq");--> statement-breakpoint

@@ -6,7 +6,8 @@ import { descending } from '../../platform/db/order.ts';
 import type { DbExecutor } from '../../platform/db/database.ts';
 import { rowOffset } from '../../platform/db/database.ts';
 import type { CountsJoin } from '../trading/index.ts';
-import type { OrderStatus } from './orders.domain.ts';
+import { literalOf } from '../../platform/db/literals.ts';
+import { ORDER_MODES, ORDER_STATUSES, type OrderStatus } from './orders.domain.ts';
 import type { FillRow, OrderRow } from './orders.rows.ts';
 import { orderFills, orders } from './orders.tables.ts';
 
@@ -25,10 +26,15 @@ export interface OrderFilter {
  */
 const NOT_FINAL = sql`${orders.notFinal}`;
 
+/**
+ * The user's orders matching the filter. The mode and status are closed sets, written into the text so that a
+ * list of one status (the two open orders of a bot with thousands filled) is planned for it and read through
+ * the user's orders by status; bound, the one plan walked the user's whole history (decision 1440).
+ */
 function where(filter: OrderFilter): SQL {
   const conditions: SQL[] = [eq(orders.userId, filter.userId)];
-  if (filter.mode) conditions.push(eq(orders.mode, filter.mode));
-  if (filter.status) conditions.push(eq(orders.status, filter.status));
+  if (filter.mode) conditions.push(sql`${orders.mode} = ${literalOf(filter.mode, ORDER_MODES)}`);
+  if (filter.status) conditions.push(sql`${orders.status} = ${literalOf(filter.status, ORDER_STATUSES)}`);
   if (filter.exchange) conditions.push(eq(orders.exchange, filter.exchange));
   // BTCUSDT, BTC-USDT and BTC/USDT find the same orders.
   if (filter.symbol)

@@ -72,6 +72,8 @@ export const orders = pgTable(
     uniqueIndex('orders_client_order_id_key').on(t.exchange, t.clientOrderId),
     uniqueIndex('orders_idempotency_key').on(t.userId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
     index('orders_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
+    // A user's orders of one status, newest first: the list of one status and its total (decision 1440).
+    index('orders_user_status_idx').on(t.userId, t.status, t.createdAt.desc(), t.id.desc()),
     index('orders_not_final_idx').on(t.mode, t.checkedAt).where(sql`${t.notFinal}`),
     // A user's orders not final: the gate counts them on every order, cancel-all and a halt list them. Without
     // it both read every open order of the platform (decision 1420).

@@ -83,4 +83,13 @@ describe("orders: a user's counts and open orders are read from those orders alo
     });
     assert.ok(haltRead <= notFinal, `the halt read ${haltRead} orders; ${notFinal} are not final`);
   });
+
+  it("the user's list of one status: its page and its total read that status's orders, not the user's history", async () => {
+    const read = await rowsReadUnderGenericPlans(t, 'orders', async (db) => {
+      const page = await createOrderQueries(db).list({ userId, status: 'open', mode: 'paper' }, 50, 0);
+      assert.equal(page.rows.length, 2);
+      assert.equal(page.total, 2);
+    });
+    assert.ok(read < 50, `read ${read} orders to list 2 open of the user's ${HISTORY + 3}`);
+  });
 });
