@@ -38,7 +38,14 @@ describe('tracker: a filter of the issues is read by its index for any value', (
         timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute',
         timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute'
       FROM generate_series(1, ${ISSUES}) AS i`);
+    // A label on the three oldest issues, and another on every other issue.
+    const [rareLabel, commonLabel] = await tracker.fileLabels(['rare-label', 'common-label']);
+    await t.database.db.execute(sql`
+      INSERT INTO tracker_issue_labels (issue_id, label_id)
+      SELECT id, CASE WHEN number <= 1003 THEN ${rareLabel}::uuid ELSE ${commonLabel}::uuid END
+      FROM tracker_issues WHERE identifier LIKE 'PLAN-%'`);
     await t.database.db.execute(sql`ANALYZE tracker_issues`);
+    await t.database.db.execute(sql`ANALYZE tracker_issue_labels`);
   });
   after(() => tracker.t.close());
 
@@ -78,6 +85,16 @@ describe('tracker: a filter of the issues is read by its index for any value', (
     const read = await rowsReadPlannedForValues(tracker.t, 'tracker_issues', async (db) => {
       const page = await createTrackerRepository(db).listIssues({ ...query, assigneeId: rare });
       assert.equal(page.issues.length, 3);
+    });
+    assert.ok(read < 100, `read ${read} issues for a page of 3`);
+  });
+
+  it('a rare label: its page reads its own issues under the one plan, not every issue', async () => {
+    const read = await readUnderGenericPlans(async (db) => {
+      const page = await createTrackerRepository(db).listIssues({ ...query, label: 'Rare-Label' });
+      // The three planted, and the issue the labels were filed with.
+      assert.equal(page.issues.filter((issue) => issue.identifier.startsWith('PLAN-')).length, 3);
+      assert.equal(page.issues.length, 4);
     });
     assert.ok(read < 100, `read ${read} issues for a page of 3`);
   });
