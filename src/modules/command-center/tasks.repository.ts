@@ -17,7 +17,7 @@ import {
   type TaskPriority,
   type TaskStatus,
 } from './tasks.schemas.ts';
-import { literalOf } from '../../platform/db/literals.ts';
+import { literalOf, plannedForValues } from '../../platform/db/literals.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
 import {
@@ -256,10 +256,7 @@ export function createTasksRepository(db: DbExecutor) {
         conditions.length === 0
           ? await executePrepared(db, 'tasks_page', statement)
           : filters.assignee
-            ? await db.transaction(async (tx) => {
-                await tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`);
-                return tx.execute(statement);
-              })
+            ? await plannedForValues(db, (tx) => tx.execute(statement))
             : await db.execute(statement),
       );
       const entries: ListedTask[] = [];

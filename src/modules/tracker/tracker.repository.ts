@@ -5,7 +5,7 @@ import { ADVISORY_LOCK } from '../../platform/db/advisory-locks.ts';
 import { rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { iso } from '../../platform/http/schemas.ts';
 import type { IssueFields, IssueQuery, TrackerIssue } from './adapters/tracker-backend.ts';
-import { uuidLiteral } from '../../platform/db/literals.ts';
+import { plannedForValues, uuidLiteral } from '../../platform/db/literals.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { isIdentifier, priorityLabel } from './tracker.domain.ts';
 import {
@@ -230,10 +230,7 @@ export function createTrackerRepository(db: DbExecutor) {
       // with a few (decision 1410).
       const rows =
         query.assigneeId !== undefined && isUuid(query.assigneeId)
-          ? await executor.transaction(async (tx) => {
-              await tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`);
-              return loadIssues(where, query.limit + 1, tx);
-            })
+          ? await plannedForValues(executor, (tx) => loadIssues(where, query.limit + 1, tx))
           : await loadIssues(where, query.limit + 1, executor);
       return { issues: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
     },

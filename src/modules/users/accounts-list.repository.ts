@@ -3,7 +3,7 @@
 // a search takes one of the ways of accounts-search.ts.
 import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
 import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
-import { literalOf } from '../../platform/db/literals.ts';
+import { literalOf, PLANNED_FOR_VALUES } from '../../platform/db/literals.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
 import { beforeStart, type KeptCounts, skippedFromStart, totalAndStart } from '../../platform/db/day-walk.ts';
@@ -272,9 +272,7 @@ export function createAccountListRepository(db: DbExecutor) {
         // (decision 401). Its walk keeps the one plan, the filter's index in date order: a plan made
         // for its values read every account of the filter and sorted them (decision 410).
         return db.transaction(async (tx) =>
-          createAccountListRepository(tx).search(searched, offset, limit, annex, () =>
-            tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`),
-          ),
+          createAccountListRepository(tx).search(searched, offset, limit, annex, () => tx.execute(PLANNED_FOR_VALUES)),
         );
       }
       // The page is planned for the filter's values (keptParts; decision 1360, which amends 401's one
