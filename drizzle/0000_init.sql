@@ -941,8 +941,16 @@ CREATE INDEX "agent_activity_events_agent_idx" ON "agent_activity_events" USING 
 CREATE INDEX "command_center_task_blockers_blocker_idx" ON "command_center_task_blockers" USING btree ("blocker_id");--> statement-breakpoint
 CREATE INDEX "command_center_task_comments_task_idx" ON "command_center_task_comments" USING btree ("task_id","created_at");--> statement-breakpoint
 CREATE INDEX "command_center_tasks_created_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "command_center_tasks_status_idx" ON "command_center_tasks" USING btree ("status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "command_center_tasks_priority_idx" ON "command_center_tasks" USING btree ("priority","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "command_center_tasks_todo_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."status" = 'todo';--> statement-breakpoint
+CREATE INDEX "command_center_tasks_in_progress_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."status" = 'in_progress';--> statement-breakpoint
+CREATE INDEX "command_center_tasks_blocked_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."status" = 'blocked';--> statement-breakpoint
+CREATE INDEX "command_center_tasks_in_review_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."status" = 'in_review';--> statement-breakpoint
+CREATE INDEX "command_center_tasks_done_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."status" = 'done';--> statement-breakpoint
+CREATE INDEX "command_center_tasks_cancelled_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."status" = 'cancelled';--> statement-breakpoint
+CREATE INDEX "command_center_tasks_critical_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."priority" = 'critical';--> statement-breakpoint
+CREATE INDEX "command_center_tasks_high_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."priority" = 'high';--> statement-breakpoint
+CREATE INDEX "command_center_tasks_medium_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."priority" = 'medium';--> statement-breakpoint
+CREATE INDEX "command_center_tasks_low_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."priority" = 'low';--> statement-breakpoint
 CREATE INDEX "command_center_tasks_assignee_idx" ON "command_center_tasks" USING btree ("assignee","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "command_center_tasks_parent_idx" ON "command_center_tasks" USING btree ("parent_task_id");--> statement-breakpoint
 CREATE INDEX "command_center_tasks_source_idx" ON "command_center_tasks" USING btree ("source_type","source_id");--> statement-breakpoint

@@ -14,6 +14,7 @@ import {
   timestamp,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { TASK_PRIORITIES, TASK_STATUSES } from './tasks.schemas.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -45,9 +46,19 @@ export const commandCenterTasks = pgTable(
   },
   (t) => [
     index('command_center_tasks_created_idx').on(t.createdAt.desc(), t.id.desc()),
-    // A filter's tasks in the board's date order, so that a page of a rare value reads its own tasks (decision 1400).
-    index('command_center_tasks_status_idx').on(t.status, t.createdAt.desc(), t.id.desc()),
-    index('command_center_tasks_priority_idx').on(t.priority, t.createdAt.desc(), t.id.desc()),
+    // A status's or a priority's tasks in the board's date order, an index of their own for each value of
+    // the closed set, so that a page of one value reads its own tasks whether they are few or all old
+    // (decisions 1400 and 1450); the page writes its value into its text, which picks the index.
+    ...TASK_STATUSES.map((status) =>
+      index(`command_center_tasks_${status}_idx`)
+        .on(t.createdAt.desc(), t.id.desc())
+        .where(sql`${t.status} = ${sql.raw(`'${status}'`)}`),
+    ),
+    ...TASK_PRIORITIES.map((priority) =>
+      index(`command_center_tasks_${priority}_idx`)
+        .on(t.createdAt.desc(), t.id.desc())
+        .where(sql`${t.priority} = ${sql.raw(`'${priority}'`)}`),
+    ),
     index('command_center_tasks_assignee_idx').on(t.assignee, t.createdAt.desc(), t.id.desc()),
     index('command_center_tasks_parent_idx').on(t.parentTaskId),
     index('command_center_tasks_source_idx').on(t.sourceType, t.sourceId),

@@ -203,6 +203,8 @@ export function createTasksRepository(db: DbExecutor) {
      * unfiltered board is a prepared statement. A status, priority or source is written into the page's
      * text, so that the page is planned for it: under the one plan for any value, a rare status (the
      * tasks in progress among thousands done) walked the date order through every task (decision 1400).
+     * Each status and priority has an index of its own in the date order, which the written value picks
+     * (decision 1450): a backlog's page reads its own tasks, however old.
      * An assignee is any text, so it stays bound, and its page is planned for its values in a transaction
      * of its own (as a filtered search is, decision 401): the one plan walked the date order for it too.
      */

@@ -12,12 +12,20 @@ import { analyzeUntil, recordingDb, rowsReadPlannedForValues, rowsReadUnderGener
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const TASKS = 6_000;
+/** A backlog of tasks to do, all older than the board's other tasks: the date order reaches them last. */
+const BACKLOG = 1_000;
 
 describe('command center: a filter of the task board is read by its index for any value', () => {
   let t: TestApp;
 
   before(async () => {
     t = await buildTestApp();
+    // The backlog is stored first, as it was made first: the table's order is the date order.
+    await t.database.db.execute(sql`
+      INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type, created_at)
+      SELECT 'backlog ' || i, 'acme/repo', 'todo', 'low', 'agent-' || i % 2, 'agent',
+        timestamptz '2024-01-01T00:00:00Z' + i * interval '1 minute'
+      FROM generate_series(1, ${BACKLOG}) AS i`);
     // The rare ones are the oldest tasks: the date order reaches them last.
     await t.database.db.execute(sql`
       INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type, created_at)
@@ -48,6 +56,23 @@ describe('command center: a filter of the task board is read by its index for an
         assert.equal(page.total, 3);
       });
       assert.ok(read < 100, `read ${read} tasks for a page of 3`);
+    });
+  }
+
+  for (const [name, filter] of [
+    ['a common status', { status: 'todo' }],
+    ['a common priority', { priority: 'low' }],
+  ] as const) {
+    it(`${name} whose tasks are all old: its page reads its newest tasks, not the board before them`, async () => {
+      // The planner expects a seventh of the date order to match, spread evenly; every match comes after
+      // the 6,000 others. The value's own index in the date order reads the page and no more (decision 1450).
+      const read = await readUnderGenericPlans(async (db) => {
+        const page = await createTasksRepository(db).list({ ...filter, limit: 50, offset: 0 });
+        assert.equal(page.entries.length, 50);
+        assert.equal(page.total, BACKLOG);
+        assert.equal(page.entries[0]!.row.title, `backlog ${BACKLOG}`);
+      });
+      assert.ok(read < 100, `read ${read} tasks for a page of 50`);
     });
   }
 
