@@ -2,7 +2,9 @@
 // tasks done and a few in progress, blocked or critical. The page of those few reads a few index entries,
 // not every task in the date order, under the app's one plan for any value (decision 401), and even when
 // the statistics never saw the value (decision 1360's trap). A status, priority or source is written into
-// the page's text; an assignee is bound and found through its index in the date order.
+// the page's text; an assignee is bound and found through its index in the date order. A common value
+// whose tasks are all old, a backlog behind everything done since, is read from its own index too
+// (decision 1450).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -26,7 +28,7 @@ describe('command center: a filter of the task board is read by its index for an
       SELECT 'backlog ' || i, 'acme/repo', 'todo', 'low', 'agent-' || i % 2, 'agent',
         timestamptz '2024-01-01T00:00:00Z' + i * interval '1 minute'
       FROM generate_series(1, ${BACKLOG}) AS i`);
-    // The rare ones are the oldest tasks: the date order reaches them last.
+    // The rare ones are the board's oldest tasks after the backlog: the date order reaches them late.
     await t.database.db.execute(sql`
       INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type, created_at)
       SELECT 'board ' || i, 'acme/repo',
