@@ -6,7 +6,14 @@ import { dateOrNull, rowsOf, type DbExecutor } from '../../platform/db/database.
 import { literalOf, PLANNED_FOR_VALUES } from '../../platform/db/literals.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
-import { beforeStart, type KeptCounts, skippedFromStart, totalAndStart } from '../../platform/db/day-walk.ts';
+import {
+  beforeStart,
+  type KeptCounts,
+  skippedFromStart,
+  totalAndDays,
+  totalAndStart,
+  withinDays,
+} from '../../platform/db/day-walk.ts';
 import { ROLES, type Role, STATUSES, type Tier, TIERS, type UserStatus } from './users.domain.ts';
 import { userCounts, userDayCounts, users } from './users.tables.ts';
 import {
@@ -87,13 +94,17 @@ function keptCounts(filter: UserFilter): KeptCounts {
  * orders them). The total and a deep page's start come from the kept counts (day-walk.ts). The page
  * is planned for the filter's values, written into its text: under the one plan for any value, the
  * planner may walk the date index for a rare role, every account for a page of 11 (decision 1360).
+ * A filtered page reads only the days that hold its rows, by the same counts (decision 1460): a tier has
+ * no index (decision 182), and a status whose accounts are all old, such as a purge's deleted ones, is
+ * walked in the date order behind every newer account.
  */
 function keptParts(filter: UserFilter, offset: number, limit: number): { head: SQL; page: SQL } {
+  const bounded = Boolean(filter.status || filter.role || filter.subscriptionTier);
   return {
-    head: totalAndStart(keptCounts(filter), offset),
+    head: bounded ? totalAndDays(keptCounts(filter), offset, limit) : totalAndStart(keptCounts(filter), offset),
     page: sql`SELECT ${listedColumns} FROM ${users}
             WHERE ${filterConditions(filter, written)}
-              AND ${beforeStart(users.createdAt)}
+              AND ${bounded ? withinDays(users.createdAt) : beforeStart(users.createdAt)}
             ORDER BY ${descending(users.createdAt)}, ${descending(users.id)}
             LIMIT ${limit} OFFSET ${skippedFromStart(offset)}`,
   };

@@ -20,6 +20,9 @@ export interface KeptCounts {
 /** A `start` that is no row: the page skips its rows from the newest one. */
 export const NO_START = sql`start AS (SELECT NULL::timestamptz AS before, 0::bigint AS newer WHERE false)`;
 
+/** A `finish` that is no row: nothing bounds the page's oldest rows. */
+const NO_FINISH = sql`finish AS (SELECT NULL::timestamptz AS after WHERE false)`;
+
 const filtered = (where: SQL | undefined) => (where ? sql`WHERE ${where}` : sql``);
 
 /**
@@ -52,3 +55,37 @@ export const beforeStart = (createdAt: SQLWrapper): SQL =>
 /** How many rows the page skips: `offset` less the rows newer than its start day. */
 export const skippedFromStart = (offset: number): SQL =>
   sql`(${offset}::bigint - coalesce((SELECT newer FROM start), 0))::bigint`;
+
+/**
+ * The two parts a filtered list's statement starts with (after `WITH`), bounding its page to the days that
+ * hold it on both sides (decision 1460): `total` and `start` as `totalAndStart`'s, for any offset, and
+ * `finish` (`after`, the start of the day that holds the page's last row; no row when the matches end
+ * first). A filter's matches may be few, or all old (a backlog behind everything newer): the page then
+ * reads the days of its own rows, not every newer row of the table in the date order.
+ */
+export function totalAndDays(counts: KeptCounts, offset: number, limit: number): SQL {
+  const { table, n, where, day } = counts;
+  if (!day) return sql`${totalAndStart(counts, offset)}, ${NO_FINISH}`;
+  return sql`days AS (
+      SELECT ${day} AS day, sum(${n}) AS n FROM ${table} ${filtered(where)} GROUP BY ${day}
+    ),
+    walked AS (
+      SELECT day,
+        coalesce(sum(n) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer,
+        sum(n) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS through
+      FROM days
+    ),
+    total AS (SELECT coalesce(sum(n), 0)::int AS n FROM days),
+    start AS (
+      SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM walked
+      WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1
+    ),
+    finish AS (
+      SELECT day::timestamp AT TIME ZONE 'UTC' AS after FROM walked
+      WHERE through >= ${offset + limit} ORDER BY day DESC LIMIT 1
+    )`;
+}
+
+/** The page's condition: its rows were created within its days (any row, where nothing bounds them). */
+export const withinDays = (createdAt: SQLWrapper): SQL =>
+  sql`${beforeStart(createdAt)} AND ${createdAt} >= coalesce((SELECT after FROM finish), '-infinity')`;
