@@ -26,6 +26,28 @@ const NO_FINISH = sql`finish AS (SELECT NULL::timestamptz AS after WHERE false)`
 const filtered = (where: SQL | undefined) => (where ? sql`WHERE ${where}` : sql``);
 
 /**
+ * The kept counts summed per day, newest first: `days` (`day`, `n`), `walked` (each day with `newer`,
+ * how many matching rows are newer than it), `total` and `start`, the day a page `offset` rows deep
+ * starts in: the oldest day with at most `offset` rows newer.
+ */
+function walkedDays(counts: KeptCounts & { day: SQLWrapper }, offset: number): SQL {
+  const { table, n, where, day } = counts;
+  return sql`days AS (
+      SELECT ${day} AS day, sum(${n}) AS n FROM ${table} ${filtered(where)} GROUP BY ${day}
+    ),
+    walked AS (
+      SELECT day, n,
+        coalesce(sum(n) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
+      FROM days
+    ),
+    total AS (SELECT coalesce(sum(n), 0)::int AS n FROM days),
+    start AS (
+      SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM walked
+      WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1
+    )`;
+}
+
+/**
  * The two parts a list statement starts with (after `WITH`): `total` (`n`, how many rows match, from
  * the kept counts) and `start` (`before`, the end of the day a page `offset` rows deep starts in, and
  * `newer`, how many matching rows are newer than that day; no row for a shallow page, or counts not
@@ -36,16 +58,7 @@ export function totalAndStart(counts: KeptCounts, offset: number): SQL {
   if (offset < DEEP_OFFSET || !day) {
     return sql`total AS (SELECT coalesce(sum(${n}), 0)::int AS n FROM ${table} ${filtered(where)}), ${NO_START}`;
   }
-  return sql`days AS (
-      SELECT ${day} AS day, sum(${n}) AS n FROM ${table} ${filtered(where)} GROUP BY ${day}
-    ),
-    total AS (SELECT coalesce(sum(n), 0)::int AS n FROM days),
-    start AS (
-      SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM (
-        SELECT day, coalesce(sum(n) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer
-        FROM days
-      ) AS walked WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1
-    )`;
+  return walkedDays({ ...counts, day }, offset);
 }
 
 /** The page's condition: its rows were created before the end of its start day (any row, without a start). */
@@ -64,25 +77,12 @@ export const skippedFromStart = (offset: number): SQL =>
  * reads the days of its own rows, not every newer row of the table in the date order.
  */
 export function totalAndDays(counts: KeptCounts, offset: number, limit: number): SQL {
-  const { table, n, where, day } = counts;
+  const { day } = counts;
   if (!day) return sql`${totalAndStart(counts, offset)}, ${NO_FINISH}`;
-  return sql`days AS (
-      SELECT ${day} AS day, sum(${n}) AS n FROM ${table} ${filtered(where)} GROUP BY ${day}
-    ),
-    walked AS (
-      SELECT day,
-        coalesce(sum(n) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer,
-        sum(n) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS through
-      FROM days
-    ),
-    total AS (SELECT coalesce(sum(n), 0)::int AS n FROM days),
-    start AS (
-      SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM walked
-      WHERE newer <= ${offset} ORDER BY day ASC LIMIT 1
-    ),
+  return sql`${walkedDays({ ...counts, day }, offset)},
     finish AS (
       SELECT day::timestamp AT TIME ZONE 'UTC' AS after FROM walked
-      WHERE through >= ${offset + limit} ORDER BY day DESC LIMIT 1
+      WHERE newer + n >= ${offset + limit} ORDER BY day DESC LIMIT 1
     )`;
 }
 
