@@ -69,6 +69,16 @@ CREATE TABLE "agent_activity_events" (
 	"wire" text
 );
 --> statement-breakpoint
+CREATE TABLE "command_center_task_assignee_day_counts" (
+	"assignee" text NOT NULL,
+	"created_day" date NOT NULL,
+	"status" text NOT NULL,
+	"priority" text NOT NULL,
+	"source_type" text NOT NULL,
+	"n" integer NOT NULL,
+	CONSTRAINT "command_center_task_assignee_day_counts_assignee_created_day_status_priority_source_type_pk" PRIMARY KEY("assignee","created_day","status","priority","source_type")
+);
+--> statement-breakpoint
 CREATE TABLE "command_center_task_blockers" (
 	"task_id" uuid NOT NULL,
 	"blocker_id" uuid NOT NULL,

@@ -32,3 +32,21 @@ export const TASK_DAY_COUNTS = keptFigures({
   key: { status: 'status', created_day: "(created_at AT TIME ZONE 'UTC')::date" },
   figures: { n: count() },
 });
+
+/**
+ * Assigned tasks per assignee, status, priority, source type and UTC day of creation: the days that hold
+ * a page of one assignee's tasks (decision 1470), under any other filter with it.
+ */
+export const TASK_ASSIGNEE_DAY_COUNTS = keptFigures({
+  table: 'command_center_task_assignee_day_counts',
+  source: 'command_center_tasks',
+  where: 'assignee IS NOT NULL',
+  key: {
+    assignee: 'assignee',
+    created_day: "(created_at AT TIME ZONE 'UTC')::date",
+    status: 'status',
+    priority: 'priority',
+    source_type: 'source_type',
+  },
+  figures: { n: count() },
+});

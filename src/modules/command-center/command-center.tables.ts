@@ -210,3 +210,21 @@ export const commandCenterTaskDayCounts = pgTable(
   },
   (t) => [primaryKey({ columns: [t.status, t.createdDay] })],
 );
+
+/**
+ * Assigned tasks per assignee, UTC day of creation, status, priority and source type, kept by the
+ * database like the counts above (command-center.figures.ts, decision 1470): the days that hold a page of
+ * one assignee's tasks, and its total, under any other filter with it.
+ */
+export const commandCenterTaskAssigneeDayCounts = pgTable(
+  'command_center_task_assignee_day_counts',
+  {
+    assignee: text('assignee').notNull(),
+    createdDay: date('created_day', { mode: 'string' }).notNull(),
+    status: text('status').notNull(),
+    priority: text('priority').notNull(),
+    sourceType: text('source_type').notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.assignee, t.createdDay, t.status, t.priority, t.sourceType] })],
+);

@@ -2,6 +2,7 @@ import { and, asc, eq, getTableColumns, inArray, ne, notInArray, sql, type SQL }
 import { dateOrNull, rowOffset, rowsOf, type DbExecutor } from '../../platform/db/database.ts';
 import { ADVISORY_LOCK } from '../../platform/db/advisory-locks.ts';
 import {
+  commandCenterTaskAssigneeDayCounts,
   commandCenterTaskBlockers,
   commandCenterTaskComments,
   commandCenterTaskCounts,
@@ -25,7 +26,9 @@ import {
   DEEP_OFFSET,
   type KeptCounts,
   skippedFromStart,
+  totalAndDays,
   totalAndStart,
+  withinDays,
 } from '../../platform/db/day-walk.ts';
 
 export type TaskRow = typeof commandCenterTasks.$inferSelect;
@@ -207,6 +210,8 @@ export function createTasksRepository(db: DbExecutor) {
      * (decision 1450): a backlog's page reads its own tasks, however old.
      * An assignee is any text, so it stays bound, and its page is planned for its values in a transaction
      * of its own (as a filtered search is, decision 401): the one plan walked the date order for it too.
+     * Its page reads only the days that hold it, from its counts per day (decision 1470): an assignee whose
+     * tasks are all old is not read behind every task since.
      */
     async list(filters: TaskFilters): Promise<{ entries: ListedTask[]; total: number }> {
       const conditions: SQL[] = [];
@@ -217,32 +222,48 @@ export function createTasksRepository(db: DbExecutor) {
         conditions.push(sql`${commandCenterTasks.priority} = ${literalOf(filters.priority, TASK_PRIORITIES)}`);
       if (filters.sourceType)
         conditions.push(sql`${commandCenterTasks.sourceType} = ${literalOf(filters.sourceType, SOURCE_TYPES)}`);
-      // A deep page of the board, or of one status, starts at its day (decision 195); under the other
-      // filters, and near the top, the counts by every filter give the total and the page skips its rows.
-      const byDay = !filters.assignee && !filters.priority && !filters.sourceType && filters.offset >= DEEP_OFFSET;
-      const kept: KeptCounts = byDay
-        ? {
-            table: commandCenterTaskDayCounts,
-            n: commandCenterTaskDayCounts.n,
-            day: commandCenterTaskDayCounts.createdDay,
-            where: filters.status ? eq(commandCenterTaskDayCounts.status, filters.status) : undefined,
-          }
-        : {
-            table: commandCenterTaskCounts,
-            n: commandCenterTaskCounts.n,
-            where: and(
-              filters.status ? eq(commandCenterTaskCounts.status, filters.status) : undefined,
-              filters.assignee ? eq(commandCenterTaskCounts.assignee, filters.assignee) : undefined,
-              filters.priority ? eq(commandCenterTaskCounts.priority, filters.priority) : undefined,
-              filters.sourceType ? eq(commandCenterTaskCounts.sourceType, filters.sourceType) : undefined,
-            ),
-          };
+      // One assignee's page reads the days that hold it, from its counts per day (decision 1470). A deep
+      // page of the board, or of one status, starts at its day (decision 195); under the other filters,
+      // and near the top, the counts by every filter give the total and the page skips its rows.
       const offset = rowOffset(filters.offset);
+      const byDay = !filters.assignee && !filters.priority && !filters.sourceType && filters.offset >= DEEP_OFFSET;
+      const days = commandCenterTaskAssigneeDayCounts;
+      const kept: KeptCounts = filters.assignee
+        ? {
+            table: days,
+            n: days.n,
+            day: days.createdDay,
+            where: and(
+              eq(days.assignee, filters.assignee),
+              filters.status ? eq(days.status, filters.status) : undefined,
+              filters.priority ? eq(days.priority, filters.priority) : undefined,
+              filters.sourceType ? eq(days.sourceType, filters.sourceType) : undefined,
+            ),
+          }
+        : byDay
+          ? {
+              table: commandCenterTaskDayCounts,
+              n: commandCenterTaskDayCounts.n,
+              day: commandCenterTaskDayCounts.createdDay,
+              where: filters.status ? eq(commandCenterTaskDayCounts.status, filters.status) : undefined,
+            }
+          : {
+              table: commandCenterTaskCounts,
+              n: commandCenterTaskCounts.n,
+              where: and(
+                filters.status ? eq(commandCenterTaskCounts.status, filters.status) : undefined,
+                filters.priority ? eq(commandCenterTaskCounts.priority, filters.priority) : undefined,
+                filters.sourceType ? eq(commandCenterTaskCounts.sourceType, filters.sourceType) : undefined,
+              ),
+            };
+      const [head, within] = filters.assignee
+        ? [totalAndDays(kept, offset, filters.limit), withinDays(commandCenterTasks.createdAt)]
+        : [totalAndStart(kept, offset), beforeStart(commandCenterTasks.createdAt)];
       const statement = sql`
-        WITH ${totalAndStart(kept, offset)},
+        WITH ${head},
         page AS (
           SELECT ${taskColumns} FROM ${commandCenterTasks}
-          WHERE ${and(...conditions, beforeStart(commandCenterTasks.createdAt))}
+          WHERE ${and(...conditions, within)}
           ORDER BY ${descending(commandCenterTasks.createdAt)}, ${descending(commandCenterTasks.id)}
           LIMIT ${filters.limit} OFFSET ${skippedFromStart(offset)}
         )

@@ -14,8 +14,13 @@ import { analyzeUntil, recordingDb, rowsReadPlannedForValues, rowsReadUnderGener
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const TASKS = 6_000;
-/** A backlog of tasks to do, all older than the board's other tasks: the date order reaches them last. */
+/**
+ * A backlog of tasks to do, all older than the board's other tasks: the date order reaches them last.
+ * One every 10 minutes, 144 a day over 7 days.
+ */
 const BACKLOG = 1_000;
+/** Whom the backlog is assigned to: an assignee as common as a status, whose tasks are all old. */
+const BACKLOG_OWNER = 'agent-backlog';
 
 describe('command center: a filter of the task board is read by its index for any value', () => {
   let t: TestApp;
@@ -25,8 +30,8 @@ describe('command center: a filter of the task board is read by its index for an
     // The backlog is stored first, as it was made first: the table's order is the date order.
     await t.database.db.execute(sql`
       INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type, created_at)
-      SELECT 'backlog ' || i, 'acme/repo', 'todo', 'low', 'agent-' || i % 2, 'agent',
-        timestamptz '2024-01-01T00:00:00Z' + i * interval '1 minute'
+      SELECT 'backlog ' || i, 'acme/repo', 'todo', 'low', ${BACKLOG_OWNER}, 'agent',
+        timestamptz '2024-01-01T00:00:00Z' + i * interval '10 minutes'
       FROM generate_series(1, ${BACKLOG}) AS i`);
     // The rare ones are the board's oldest tasks after the backlog: the date order reaches them late.
     await t.database.db.execute(sql`
@@ -84,6 +89,70 @@ describe('command center: a filter of the task board is read by its index for an
       assert.equal(page.entries.length, 3);
     });
     assert.ok(read < 100, `read ${read} tasks for a page of 3`);
+  });
+
+  it('a common assignee whose tasks are all old: its page reads the days that hold it, not the board', async () => {
+    // An assignee is bound and has no index of its own; its counts per day bound the page to its newest
+    // tasks' days (decision 1470). Read in the date order before, the page read all 6,000 newer tasks first.
+    const read = await rowsReadPlannedForValues(t, 'command_center_tasks', async (db) => {
+      const page = await createTasksRepository(db).list({ assignee: BACKLOG_OWNER, limit: 50, offset: 0 });
+      assert.equal(page.entries.length, 50);
+      assert.equal(page.total, BACKLOG);
+      assert.equal(page.entries[0]!.row.title, `backlog ${BACKLOG}`);
+    });
+    assert.ok(read <= 144, `read ${read} tasks for a page of 50: more than its one day holds`);
+  });
+
+  it("an assignee's pages, under any other filter and at any depth, are the plain query's", async () => {
+    // Across day boundaries (the board's tasks span five days, the backlog's seven) and past the end.
+    const filters = [
+      { assignee: 'agent-1' },
+      { assignee: 'agent-0', status: 'done' },
+      { assignee: BACKLOG_OWNER, priority: 'low' },
+      { assignee: BACKLOG_OWNER, status: 'done' },
+      { assignee: 'agent-rare', sourceType: 'agent' },
+      { assignee: 'nobody' },
+    ] as const;
+    for (const filter of filters) {
+      const condition = sql.join(
+        [
+          sql`assignee = ${filter.assignee}`,
+          ...('status' in filter ? [sql`status = ${filter.status}`] : []),
+          ...('priority' in filter ? [sql`priority = ${filter.priority}`] : []),
+          ...('sourceType' in filter ? [sql`source_type = ${filter.sourceType}`] : []),
+        ],
+        sql` AND `,
+      );
+      const [{ n }] = (await t.database.rows<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM command_center_tasks WHERE ${condition}`,
+      )) as [{ n: number }];
+      for (const [offset, limit] of [
+        [0, 50],
+        [0, 200],
+        [49, 3],
+        [140, 10],
+        [1_000, 50],
+        [1_430, 20],
+        [2_990, 50],
+        [n - 1, 5],
+        [n, 5],
+        [n + 100, 5],
+      ] as const) {
+        if (offset < 0) continue;
+        const at = `${JSON.stringify(filter)} at ${offset}, ${limit}`;
+        const expected = await t.database.rows<{ id: string }>(
+          sql`SELECT id FROM command_center_tasks WHERE ${condition}
+              ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+        );
+        const page = await createTasksRepository(t.database.db).list({ ...filter, limit, offset });
+        assert.deepEqual(
+          page.entries.map((e) => e.row.id),
+          expected.map((r) => r.id),
+          at,
+        );
+        assert.equal(page.total, n, at);
+      }
+    }
   });
 
   it('a rare status its statistics never saw: its page still reads its own tasks, not the date order', async () => {

@@ -23,6 +23,7 @@ const ALL_EXACT = [
   'market_intel_counts',
   'command_center_task_counts',
   'command_center_task_day_counts',
+  'command_center_task_assignee_day_counts',
 ]
   .map((table) => `${table}: exact\n`)
   .join('');
