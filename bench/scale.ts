@@ -139,6 +139,14 @@ export const ENDPOINTS: Endpoint[] = [
     url: (c) => `/api/admin/command-center/tasks?offset=${Math.round(c.tasks * 0.75)}`,
     auth: 'admin',
   },
+  // One assignee's tasks (a tenth of the board, every day): its page and a deep one, bounded by the days
+  // its kept counts say hold them (decision 1470).
+  fixed('/api/admin/command-center/tasks?assignee=agent-3', 'admin'),
+  {
+    name: '/api/admin/command-center/tasks?assignee=agent-3&offset=7500',
+    url: (c) => `/api/admin/command-center/tasks?assignee=agent-3&offset=${Math.round(c.tasks * 0.075)}`,
+    auth: 'admin',
+  },
 ];
 
 /** The scheduled jobs, as the app registers them (each is triggered at POST /api/scheduled/{name}). */
