@@ -26,9 +26,9 @@ import {
   DEEP_OFFSET,
   type KeptCounts,
   skippedFromStart,
-  totalAndDays,
+  totalAndNewestDays,
   totalAndStart,
-  withinDays,
+  withinNewestDays,
 } from '../../platform/db/day-walk.ts';
 
 export type TaskRow = typeof commandCenterTasks.$inferSelect;
@@ -227,40 +227,53 @@ export function createTasksRepository(db: DbExecutor) {
       // and near the top, the counts by every filter give the total and the page skips its rows.
       const offset = rowOffset(filters.offset);
       const byDay = !filters.assignee && !filters.priority && !filters.sourceType && filters.offset >= DEEP_OFFSET;
+      const counts: KeptCounts = {
+        table: commandCenterTaskCounts,
+        n: commandCenterTaskCounts.n,
+        where: and(
+          filters.status ? eq(commandCenterTaskCounts.status, filters.status) : undefined,
+          filters.assignee ? eq(commandCenterTaskCounts.assignee, filters.assignee) : undefined,
+          filters.priority ? eq(commandCenterTaskCounts.priority, filters.priority) : undefined,
+          filters.sourceType ? eq(commandCenterTaskCounts.sourceType, filters.sourceType) : undefined,
+        ),
+      };
       const days = commandCenterTaskAssigneeDayCounts;
-      const kept: KeptCounts = filters.assignee
-        ? {
-            table: days,
-            n: days.n,
-            day: days.createdDay,
-            where: and(
-              eq(days.assignee, filters.assignee),
-              filters.status ? eq(days.status, filters.status) : undefined,
-              filters.priority ? eq(days.priority, filters.priority) : undefined,
-              filters.sourceType ? eq(days.sourceType, filters.sourceType) : undefined,
-            ),
-          }
-        : byDay
-          ? {
-              table: commandCenterTaskDayCounts,
-              n: commandCenterTaskDayCounts.n,
-              day: commandCenterTaskDayCounts.createdDay,
-              where: filters.status ? eq(commandCenterTaskDayCounts.status, filters.status) : undefined,
-            }
-          : {
-              table: commandCenterTaskCounts,
-              n: commandCenterTaskCounts.n,
-              where: and(
-                filters.status ? eq(commandCenterTaskCounts.status, filters.status) : undefined,
-                filters.priority ? eq(commandCenterTaskCounts.priority, filters.priority) : undefined,
-                filters.sourceType ? eq(commandCenterTaskCounts.sourceType, filters.sourceType) : undefined,
-              ),
-            };
       const [head, within] = filters.assignee
-        ? [totalAndDays(kept, offset, filters.limit), withinDays(commandCenterTasks.createdAt)]
-        : [totalAndStart(kept, offset), beforeStart(commandCenterTasks.createdAt)];
+        ? [
+            totalAndNewestDays(
+              {
+                table: days,
+                n: days.n,
+                day: days.createdDay,
+                where: and(
+                  eq(days.assignee, filters.assignee),
+                  filters.status ? eq(days.status, filters.status) : undefined,
+                  filters.priority ? eq(days.priority, filters.priority) : undefined,
+                  filters.sourceType ? eq(days.sourceType, filters.sourceType) : undefined,
+                ),
+              },
+              counts,
+              offset,
+              filters.limit,
+            ),
+            withinNewestDays(commandCenterTasks.createdAt, offset),
+          ]
+        : [
+            totalAndStart(
+              byDay
+                ? {
+                    table: commandCenterTaskDayCounts,
+                    n: commandCenterTaskDayCounts.n,
+                    day: commandCenterTaskDayCounts.createdDay,
+                    where: filters.status ? eq(commandCenterTaskDayCounts.status, filters.status) : undefined,
+                  }
+                : counts,
+              offset,
+            ),
+            beforeStart(commandCenterTasks.createdAt),
+          ];
       const statement = sql`
-        WITH ${head},
+        WITH RECURSIVE ${head},
         page AS (
           SELECT ${taskColumns} FROM ${commandCenterTasks}
           WHERE ${and(...conditions, within)}

@@ -86,6 +86,48 @@ export function totalAndDays(counts: KeptCounts, offset: number, limit: number):
     )`;
 }
 
+/**
+ * `totalAndDays`' parts for counts kept by day and finer keys, whose rows for one filter may be as many as
+ * its rows (decision 1470): the kept days are walked one at a time, newest first, each found by the
+ * counts' key (which must lead with the filter's equalities, then the day), and the walk stops at the
+ * day that holds the page's last row. A page near the top reads the counts of its own few days, not of
+ * the filter's whole history. `total` comes from `totals`, counts of the same filter without a day. The
+ * statement must begin `WITH RECURSIVE`. No `start` when the page is past the end.
+ */
+export function totalAndNewestDays(
+  counts: KeptCounts & { day: SQLWrapper },
+  totals: KeptCounts,
+  offset: number,
+  limit: number,
+): SQL {
+  const { table, n, where, day } = counts;
+  const dayBefore = (before: SQL) => sql`(
+      SELECT ${day} AS day, sum(${n})::bigint AS n FROM ${table}
+      WHERE ${where ? sql`${where} AND ` : sql``}${day} < ${before}
+      GROUP BY ${day} ORDER BY ${day} DESC LIMIT 1
+    )`;
+  return sql`total AS (SELECT coalesce(sum(${totals.n}), 0)::int AS n FROM ${totals.table} ${filtered(totals.where)}),
+    walked(day, newer, through) AS (
+      SELECT newest.day, 0::bigint, newest.n FROM ${dayBefore(sql`'infinity'::date`)} AS newest
+      UNION ALL
+      SELECT older.day, walked.through, walked.through + older.n
+      FROM walked CROSS JOIN LATERAL ${dayBefore(sql`walked.day`)} AS older
+      WHERE walked.through < ${offset + limit}
+    ),
+    start AS (
+      SELECT (day + 1)::timestamp AT TIME ZONE 'UTC' AS before, newer FROM walked
+      WHERE through > ${offset} ORDER BY day DESC LIMIT 1
+    ),
+    finish AS (
+      SELECT day::timestamp AT TIME ZONE 'UTC' AS after FROM walked
+      WHERE through >= ${offset + limit} ORDER BY day DESC LIMIT 1
+    )`;
+}
+
 /** The page's condition: its rows were created within its days (any row, where nothing bounds them). */
 export const withinDays = (createdAt: SQLWrapper): SQL =>
   sql`${beforeStart(createdAt)} AND ${createdAt} >= coalesce((SELECT after FROM finish), '-infinity')`;
+
+/** `withinDays`, and nothing past the end: without a `start` there (`totalAndNewestDays`), no row is read. */
+export const withinNewestDays = (createdAt: SQLWrapper, offset: number): SQL =>
+  sql`${withinDays(createdAt)} AND ${offset}::bigint < (SELECT n FROM total)`;
