@@ -18,7 +18,7 @@ import {
   type TaskPriority,
   type TaskStatus,
 } from './tasks.schemas.ts';
-import { literalOf, plannedForValues } from '../../platform/db/literals.ts';
+import { literalOf } from '../../platform/db/literals.ts';
 import { descending } from '../../platform/db/order.ts';
 import { executePrepared } from '../../platform/db/prepared.ts';
 import {
@@ -208,10 +208,10 @@ export function createTasksRepository(db: DbExecutor) {
      * tasks in progress among thousands done) walked the date order through every task (decision 1400).
      * Each status and priority has an index of its own in the date order, which the written value picks
      * (decision 1450): a backlog's page reads its own tasks, however old.
-     * An assignee is any text, so it stays bound, and its page is planned for its values in a transaction
-     * of its own (as a filtered search is, decision 401): the one plan walked the date order for it too.
-     * Its page reads only the days that hold it, from its counts per day (decision 1470): an assignee whose
-     * tasks are all old is not read behind every task since.
+     * An assignee is any text, so it stays bound. Its page reads only the days that hold it, from its
+     * counts per day (decision 1470), so the one plan for any value serves it: an assignee whose tasks are
+     * all old, or a rare one, is not read behind every task since. It was planned for its value in a
+     * transaction of its own before (decision 1400), and still walked a backlog's newer tasks.
      */
     async list(filters: TaskFilters): Promise<{ entries: ListedTask[]; total: number }> {
       const conditions: SQL[] = [];
@@ -289,11 +289,7 @@ export function createTasksRepository(db: DbExecutor) {
         FROM total LEFT JOIN page ON true
         ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
       const raw = rowsOf<ListedTaskRaw>(
-        conditions.length === 0
-          ? await executePrepared(db, 'tasks_page', statement)
-          : filters.assignee
-            ? await plannedForValues(db, (tx) => tx.execute(statement))
-            : await db.execute(statement),
+        conditions.length === 0 ? await executePrepared(db, 'tasks_page', statement) : await db.execute(statement),
       );
       const entries: ListedTask[] = [];
       for (const { total: _, blockedBy, commentCount, createdAt, updatedAt, completedAt, ...row } of raw) {

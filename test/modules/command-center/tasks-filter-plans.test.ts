@@ -2,15 +2,15 @@
 // tasks done and a few in progress, blocked or critical. The page of those few reads a few index entries,
 // not every task in the date order, under the app's one plan for any value (decision 401), and even when
 // the statistics never saw the value (decision 1360's trap). A status, priority or source is written into
-// the page's text; an assignee is bound and found through its index in the date order. A common value
-// whose tasks are all old, a backlog behind everything done since, is read from its own index too
-// (decision 1450).
+// the page's text. A common value whose tasks are all old, a backlog behind everything done since, is
+// read from its own index too (decision 1450). An assignee is bound, under the same one plan: its page
+// reads the days that hold it, from its counts per day (decision 1470).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../../src/platform/db/database.ts';
 import { createTasksRepository } from '../../../src/modules/command-center/tasks.repository.ts';
-import { analyzeUntil, recordingDb, rowsReadPlannedForValues, rowsReadUnderGenericPlans } from '../../helpers/plans.ts';
+import { analyzeUntil, recordingDb, rowsReadUnderGenericPlans } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const TASKS = 6_000;
@@ -83,8 +83,8 @@ describe('command center: a filter of the task board is read by its index for an
     });
   }
 
-  it('a rare assignee: its page is planned for its value, and reads its own tasks', async () => {
-    const read = await rowsReadPlannedForValues(t, 'command_center_tasks', async (db) => {
+  it('a rare assignee: its page reads its own tasks under the one plan', async () => {
+    const read = await readUnderGenericPlans(async (db) => {
       const page = await createTasksRepository(db).list({ assignee: 'agent-rare', limit: 50, offset: 0 });
       assert.equal(page.entries.length, 3);
     });
@@ -100,7 +100,7 @@ describe('command center: a filter of the task board is read by its index for an
       // its tasks that hold it (decision 1470). Read in the date order before, the first page read all
       // 6,000 newer tasks first. 540 deep, the page's 50 span the backlog's fourth and fifth days from its
       // newest (136 tasks in its newest day, then 144 a day).
-      const read = await rowsReadPlannedForValues(t, 'command_center_tasks', async (db) => {
+      const read = await readUnderGenericPlans(async (db) => {
         const page = await createTasksRepository(db).list({ assignee: BACKLOG_OWNER, limit: 50, offset });
         assert.equal(page.entries.length, 50);
         assert.equal(page.total, BACKLOG);
