@@ -202,8 +202,8 @@ export function createTasksRepository(db: DbExecutor) {
 
     /**
      * A page of the board, newest first, with each task's blockers and number of comments, and how many
-     * tasks match (from the counts the database keeps, docs/decisions/124): one statement. Only the
-     * unfiltered board is a prepared statement. A status, priority or source is written into the page's
+     * tasks match (from the counts the database keeps, docs/decisions/124): one statement, prepared
+     * once per shape (the filters given, decision 192; every shape since decision 1470). A status, priority or source is written into the page's
      * text, so that the page is planned for it: under the one plan for any value, a rare status (the
      * tasks in progress among thousands done) walked the date order through every task (decision 1400).
      * Each status and priority has an index of its own in the date order, which the written value picks
@@ -288,9 +288,7 @@ export function createTasksRepository(db: DbExecutor) {
             WHERE ${commandCenterTaskComments.taskId} = page.id) AS "commentCount"
         FROM total LEFT JOIN page ON true
         ORDER BY page."createdAt" DESC NULLS LAST, page.id DESC NULLS LAST`;
-      const raw = rowsOf<ListedTaskRaw>(
-        conditions.length === 0 ? await executePrepared(db, 'tasks_page', statement) : await db.execute(statement),
-      );
+      const raw = rowsOf<ListedTaskRaw>(await executePrepared(db, 'tasks_page', statement));
       const entries: ListedTask[] = [];
       for (const { total: _, blockedBy, commentCount, createdAt, updatedAt, completedAt, ...row } of raw) {
         if (row.id === null) continue;
