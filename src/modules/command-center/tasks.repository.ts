@@ -203,9 +203,10 @@ export function createTasksRepository(db: DbExecutor) {
     /**
      * A page of the board, newest first, with each task's blockers and number of comments, and how many
      * tasks match (from the counts the database keeps, docs/decisions/124): one statement, prepared
-     * once per shape (the filters given, decision 192; every shape since decision 1470). A status, priority or source is written into the page's
-     * text, so that the page is planned for it: under the one plan for any value, a rare status (the
-     * tasks in progress among thousands done) walked the date order through every task (decision 1400).
+     * once per shape (the filters given, decision 192; every shape since decision 1470). A status,
+     * priority or source is written into the page's text, so that the page is planned for it: under the
+     * one plan for any value, a rare status (the tasks in progress among thousands done) walked the date
+     * order through every task (decision 1400).
      * Each status and priority has an index of its own in the date order, which the written value picks
      * (decision 1450): a backlog's page reads its own tasks, however old.
      * An assignee is any text, so it stays bound. Its page reads only the days that hold it, from its
