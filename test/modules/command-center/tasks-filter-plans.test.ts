@@ -99,7 +99,7 @@ describe('command center: a filter of the task board is read by its index for an
       // An assignee is bound and has no index of its own; its counts per day bound the page to the days of
       // its tasks that hold it (decision 1470). Read in the date order before, the first page read all
       // 6,000 newer tasks first. 540 deep, the page's 50 span the backlog's fourth and fifth days from its
-      // newest (136 tasks in its newest day, then 144 a day).
+      // newest (136 tasks in its newest day, then 144 a day); without the walk's start it skips all 540.
       const read = await readUnderGenericPlans(async (db) => {
         const page = await createTasksRepository(db).list({ assignee: BACKLOG_OWNER, limit: 50, offset });
         assert.equal(page.entries.length, 50);
