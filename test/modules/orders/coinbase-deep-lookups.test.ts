@@ -39,6 +39,10 @@ before(async () => {
     TRADING_MAX_ORDERS_PER_MINUTE: 'none',
     TRADING_MAX_ORDER_NOTIONAL: 'none',
     TRADING_PRICE_BAND_PERCENT: 'none',
+    // The listing's pages hold 1,000 orders each, read from a fake in this process: on a loaded machine
+    // one may take longer than the fixtures' 1.5 s, and a lookup would then go unanswered. This file tests
+    // the paging; the venue's timeouts are the fault points' and the conformance suite's.
+    EXCHANGE_TIMEOUT_MS: '5000',
   });
   fake = o.fakes.get(coinbase.venue)!;
 });
@@ -138,10 +142,16 @@ describe('Coinbase lookups under more orders than a page of its listing holds', 
     o.clock.advance(RECEIVE_WINDOW_MS + 1_000);
 
     const before = listings(account);
+    const logged = o.t.logLines().length;
     const pass = await o.t.modules.orders.reconcile();
     assert.equal(pass.failed, 0, JSON.stringify(pass));
     const after = await stored(trader, order.id);
-    assert.equal(after.status, 'open', JSON.stringify(after));
+    // Once seen `unknown` here in a CI run, its cause not shown: the pass and what it logged of the order say it.
+    const said = o.t
+      .logLines()
+      .slice(logged)
+      .filter((line) => line.orderId === order.id);
+    assert.equal(after.status, 'open', JSON.stringify({ after, pass, said }));
     const [atVenue] = ordersOf(account).filter((v) => v.clientId === order.client_order_id);
     assert.equal(after.venue_order_id, atVenue!.id);
     assert.equal(listings(account) - before, 3, 'three pages of 1000, newest first');
