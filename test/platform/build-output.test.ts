@@ -95,6 +95,33 @@ describe('the built server', () => {
     assert.match(plain!, /^ {4}at .*\[eval1\]:\d+:\d+/m, 'frames outside dist/ keep their position');
   });
 
+  it("keeps V8's compiled code of dist/ beside it, and a later start reads it back (decision 1480)", () => {
+    // The CLI's usage needs no database. The first start writes the cache (or finds it written by an
+    // earlier start); the second must have V8 accept it for the entry point, not compile it again.
+    const start = () =>
+      spawnSync(process.execPath, ['scripts/run.mjs', 'cli', 'help'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
+      });
+    const first = start();
+    assert.equal(first.status, 0, first.stderr);
+    const second = start();
+    assert.equal(second.status, 0, second.stderr);
+    const entry = pathToFileURL(path.join(DIST, 'cli.js')).href;
+    const cacheDir = path.join(DIST, '.compile-cache');
+    assert.ok(
+      second.stderr.includes(`[compile cache] reading cache from ${cacheDir}${path.sep}`),
+      `the cache is read from dist/.compile-cache:\n${second.stderr.slice(0, 2_000)}`,
+    );
+    // Node 22 says "cache for <url> was accepted", Node 24 "V8 code cache for ESM <url> was accepted".
+    assert.ok(
+      second.stderr.includes(`cache for ${entry} was accepted`) ||
+        second.stderr.includes(`cache for ESM ${entry} was accepted`),
+      `V8 accepts the cached code of dist/cli.js:\n${second.stderr.slice(0, 2_000)}`,
+    );
+  });
+
   it("ends esbuild's service process once a build is done, so no 280 MiB process stays beside the server", () => {
     // A process of its own, which builds as run.mjs does when dist/ is stale, then watches the processes
     // it started: esbuild's service is told to end, and must be gone within five seconds.
