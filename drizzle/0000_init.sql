@@ -1028,6 +1028,7 @@ CREATE UNIQUE INDEX "tracker_issues_team_number_key" ON "tracker_issues" USING b
 CREATE INDEX "tracker_issues_updated_idx" ON "tracker_issues" USING btree ("updated_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "tracker_issues_state_idx" ON "tracker_issues" USING btree ("state_id","updated_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "tracker_issues_assignee_idx" ON "tracker_issues" USING btree ("assignee_id","updated_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "tracker_issues_parent_idx" ON "tracker_issues" USING btree ("parent_id");--> statement-breakpoint
 CREATE INDEX "tracker_issues_agent_idx" ON "tracker_issues" USING btree ("agent_id","title");--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_labels_name_key" ON "tracker_labels" USING btree (lower("name"));--> statement-breakpoint
 CREATE UNIQUE INDEX "tracker_teams_key_key" ON "tracker_teams" USING btree ("key");--> statement-breakpoint
@@ -1036,6 +1037,8 @@ CREATE UNIQUE INDEX "passkeys_credential_key" ON "passkeys" USING btree ("creden
 CREATE INDEX "passkeys_user_idx" ON "passkeys" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "webauthn_challenges_hash_key" ON "webauthn_challenges" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "webauthn_challenges_expires_idx" ON "webauthn_challenges" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "webauthn_challenges_user_idx" ON "webauthn_challenges" USING btree ("user_id");--> statement-breakpoint
+CREATE INDEX "webauthn_challenges_mfa_challenge_idx" ON "webauthn_challenges" USING btree ("mfa_challenge_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_hash_key" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "api_tokens_user_idx" ON "api_tokens" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "device_sessions_user_idx" ON "device_sessions" USING btree ("user_id");--> statement-breakpoint
@@ -1045,7 +1048,9 @@ CREATE UNIQUE INDEX "email_verification_tokens_hash_key" ON "email_verification_
 CREATE UNIQUE INDEX "external_identities_user_issuer_key" ON "external_identities" USING btree ("user_id","issuer");--> statement-breakpoint
 CREATE UNIQUE INDEX "mfa_challenges_hash_key" ON "mfa_challenges" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "mfa_challenges_expires_idx" ON "mfa_challenges" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "mfa_challenges_user_idx" ON "mfa_challenges" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "password_reset_tokens_hash_key" ON "password_reset_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "password_reset_tokens_user_idx" ON "password_reset_tokens" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "refresh_tokens_hash_key" ON "refresh_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "refresh_tokens_session_idx" ON "refresh_tokens" USING btree ("session_id");--> statement-breakpoint
 CREATE INDEX "refresh_tokens_expires_idx" ON "refresh_tokens" USING btree ("expires_at");--> statement-breakpoint
@@ -1060,6 +1065,7 @@ CREATE INDEX "users_last_name_prefix_idx" ON "users" USING spgist (lower("last_n
 CREATE INDEX "users_spaced_name_idx" ON "users" USING btree ("id") WHERE "users"."first_name" LIKE '% %' OR "users"."last_name" LIKE '% %';--> statement-breakpoint
 CREATE INDEX "payment_customers_user_idx" ON "payment_customers" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "payments_ledger_external_key" ON "payments_ledger" USING btree ("external_id");--> statement-breakpoint
+CREATE INDEX "payments_ledger_user_idx" ON "payments_ledger" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_provider_delivery_key" ON "webhook_deliveries" USING btree ("provider","delivery_id");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_provider_received_idx" ON "webhook_deliveries" USING btree ("provider","received_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_provider_processed_idx" ON "webhook_deliveries" USING btree ("provider","processed_at" DESC NULLS LAST);--> statement-breakpoint

@@ -98,6 +98,8 @@ export const trackerIssues = pgTable(
     // A state's or a person's issues in the list's order (decision 1410).
     index('tracker_issues_state_idx').on(t.stateId, t.updatedAt.desc(), t.id.desc()),
     index('tracker_issues_assignee_idx').on(t.assigneeId, t.updatedAt.desc(), t.id.desc()),
+    // An issue deleted sets its sub-issues' parent to null: found here, not by reading every issue (decision 1490).
+    index('tracker_issues_parent_idx').on(t.parentId),
     index('tracker_issues_agent_idx').on(t.agentId, t.title),
   ],
 );

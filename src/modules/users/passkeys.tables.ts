@@ -66,6 +66,9 @@ export const webauthnChallenges = pgTable(
   (t) => [
     uniqueIndex('webauthn_challenges_hash_key').on(t.tokenHash),
     index('webauthn_challenges_expires_idx').on(t.expiresAt),
+    // A user or a sign-in deleted deletes its challenges, found here (decision 1490).
+    index('webauthn_challenges_user_idx').on(t.userId),
+    index('webauthn_challenges_mfa_challenge_idx').on(t.mfaChallengeId),
     check('webauthn_challenges_purpose_check', oneOf(t.purpose, PASSKEY_PURPOSES)),
   ],
 );

@@ -233,7 +233,11 @@ export const passwordResetTokens = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [uniqueIndex('password_reset_tokens_hash_key').on(t.tokenHash)],
+  (t) => [
+    uniqueIndex('password_reset_tokens_hash_key').on(t.tokenHash),
+    // A user deleted deletes its tokens, found here (decision 1490).
+    index('password_reset_tokens_user_idx').on(t.userId),
+  ],
 );
 
 /** The one-time recovery codes of a user's second factor, as SHA-256 (decision 140). */
@@ -267,7 +271,12 @@ export const mfaChallenges = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [uniqueIndex('mfa_challenges_hash_key').on(t.tokenHash), index('mfa_challenges_expires_idx').on(t.expiresAt)],
+  (t) => [
+    uniqueIndex('mfa_challenges_hash_key').on(t.tokenHash),
+    index('mfa_challenges_expires_idx').on(t.expiresAt),
+    // A user deleted deletes its sign-ins waiting for a second factor, found here (decision 1490).
+    index('mfa_challenges_user_idx').on(t.userId),
+  ],
 );
 
 /**

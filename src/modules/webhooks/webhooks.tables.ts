@@ -105,7 +105,12 @@ export const paymentsLedger = pgTable(
     occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('payments_ledger_external_key').on(t.externalId)],
+  (t) => [
+    uniqueIndex('payments_ledger_external_key').on(t.externalId),
+    // A user deleted keeps its payments, their user set to null: found here, not by reading the whole ledger
+    // (decision 1490).
+    index('payments_ledger_user_idx').on(t.userId),
+  ],
 );
 
 /**
