@@ -950,6 +950,7 @@ CREATE INDEX "agent_activity_events_created_idx" ON "agent_activity_events" USIN
 CREATE INDEX "agent_activity_events_agent_idx" ON "agent_activity_events" USING btree ("agent_id","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "command_center_task_blockers_blocker_idx" ON "command_center_task_blockers" USING btree ("blocker_id");--> statement-breakpoint
 CREATE INDEX "command_center_task_comments_task_idx" ON "command_center_task_comments" USING btree ("task_id","created_at");--> statement-breakpoint
+CREATE INDEX "command_center_task_counts_assignee_idx" ON "command_center_task_counts" USING btree ("assignee");--> statement-breakpoint
 CREATE INDEX "command_center_tasks_created_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "command_center_tasks_todo_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."status" = 'todo';--> statement-breakpoint
 CREATE INDEX "command_center_tasks_in_progress_idx" ON "command_center_tasks" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "command_center_tasks"."status" = 'in_progress';--> statement-breakpoint

@@ -194,7 +194,13 @@ export const commandCenterTaskCounts = pgTable(
     sourceType: text('source_type').notNull(),
     n: integer('n').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.status, t.priority, t.assignee, t.sourceType] })],
+  (t) => [
+    primaryKey({ columns: [t.status, t.priority, t.assignee, t.sourceType] }),
+    // An assignee's total reads its own counts (at most one per status, priority and source), not every
+    // assignee's: the key leads with the status (decision 1500). The counts change only `n`, so their
+    // updates stay heap-only.
+    index('command_center_task_counts_assignee_idx').on(t.assignee),
+  ],
 );
 
 /**

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../../src/platform/db/database.ts';
 import { createTasksRepository } from '../../../src/modules/command-center/tasks.repository.ts';
-import { analyzeUntil, recordingDb, rowsReadUnderGenericPlans } from '../../helpers/plans.ts';
+import { analyzeUntil, genericPlan, recordingDb, rowsReadUnderGenericPlans, scansOf } from '../../helpers/plans.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 
 const TASKS = 6_000;
@@ -205,5 +205,37 @@ describe('command center: a filter of the task board is read by its index for an
       createTasksRepository(db).list({ status: "done' OR true --" as never, limit: 5, offset: 0 }),
       TypeError,
     );
+  });
+});
+
+describe("command center: an assignee's total among many assignees", () => {
+  const ASSIGNEES = 3_000;
+  let t: TestApp;
+
+  before(async () => {
+    t = await buildTestApp();
+    // One task for each of 3,000 assignees, and five for one of them, in two statuses.
+    await t.database.db.execute(sql`
+      INSERT INTO command_center_tasks (title, repo, status, priority, assignee, source_type, created_at)
+      SELECT 'task ' || i, 'acme/repo', CASE WHEN i % 2 = 0 THEN 'done' ELSE 'todo' END, 'medium',
+        'agent-' || CASE WHEN i > ${ASSIGNEES} THEN 7 ELSE i END, 'agent',
+        timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute'
+      FROM generate_series(1, ${ASSIGNEES + 4}) AS i`);
+    await t.database.db.execute(sql`ANALYZE command_center_tasks, command_center_task_counts`);
+  });
+  after(() => t.close());
+
+  it("reads that assignee's counts by their index, not every assignee's (decision 1500)", async () => {
+    const { db, statements } = recordingDb(t);
+    const page = await createTasksRepository(db).list({ assignee: 'agent-7', limit: 50, offset: 0 });
+    assert.equal(page.entries.length, 5);
+    assert.equal(page.total, 5);
+    const scans: string[] = [];
+    for (const { query, params } of statements)
+      scans.push(...scansOf(await genericPlan(t, query, params), 'command_center_task_counts'));
+    // Through the key, which leads with the status, an index scan walks every assignee's entries and
+    // reads as few rows as this one: the index it takes is what tells.
+    assert.ok(scans.length > 0, 'the page reads the counts for its total');
+    for (const scan of scans) assert.match(scan, /command_center_task_counts_assignee_idx$/);
   });
 });
